@@ -1,0 +1,320 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mcode-dev/mcode/pkg/budget"
+	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// annotationNoField marks a flag that is not a schema field (it is read by
+// the command itself, like --content-file).
+const annotationNoField = "mcode.nofield"
+
+// CallOptions is one tool call: the tool's name and its arguments as a
+// JSON object, whether they came from flags and positionals or --args.
+type CallOptions struct {
+	Tool string
+	// ArgsSource is --args: a JSON object, @FILE, or - for stdin.
+	ArgsSource string
+	// Args is the merged arguments object: --args first, then flags and
+	// positionals over it.
+	Args map[string]any
+}
+
+// JSON encodes the arguments object.
+func (o *CallOptions) JSON() json.RawMessage {
+	if o.Args == nil {
+		return json.RawMessage("{}")
+	}
+	data, _ := json.Marshal(o.Args)
+	return data
+}
+
+// addArgsFlag adds --args, the JSON form of a call.
+func addArgsFlag(c *cobra.Command, opts *CallOptions) {
+	c.Flags().StringVar(&opts.ArgsSource, "args", "", "all parameters as one JSON object, @FILE, or - for stdin (flags given too override its keys)")
+	_ = c.Flags().SetAnnotation("args", annotationNoField, []string{"true"})
+}
+
+// noField marks flags the command reads itself.
+func noField(c *cobra.Command, names ...string) {
+	for _, n := range names {
+		_ = c.Flags().SetAnnotation(n, annotationNoField, []string{"true"})
+	}
+}
+
+// collectArgs builds opts.Args from --args, then the positionals (named by
+// fields, in order) and every flag the user set, converted to JSON types.
+// A flag --foo-bar fills the field foo_bar.
+func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []string, positionals []string) error {
+	args := map[string]any{}
+	if opts.ArgsSource != "" {
+		raw, err := readArgsSource(opts.ArgsSource, in)
+		if err != nil {
+			return err
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var obj any
+		if err := dec.Decode(&obj); err != nil {
+			return &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("--args is not valid JSON: %v", err),
+				Hint:    `pass one JSON object, e.g. --args '{"path": "main.go"}', or --args @file.json, or --args - with the JSON on stdin`}
+		}
+		m, ok := obj.(map[string]any)
+		if !ok {
+			return &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("--args must be a JSON object, got %s", jsonKindOf(obj)),
+				Hint:    `wrap the parameters in an object, e.g. --args '{"path": "main.go"}'`}
+		}
+		args = m
+	}
+	for i, v := range positionals {
+		if i < len(fields) {
+			args[fields[i]] = v
+		}
+	}
+	var convErr error
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		if convErr != nil || fl.Annotations[annotationNoField] != nil || c.InheritedFlags().Lookup(fl.Name) != nil {
+			return
+		}
+		v, err := flagValue(fl)
+		if err != nil {
+			convErr = err
+			return
+		}
+		args[strings.ReplaceAll(fl.Name, "-", "_")] = v
+	})
+	if convErr != nil {
+		return convErr
+	}
+	opts.Args = args
+	return nil
+}
+
+func readArgsSource(src string, in io.Reader) ([]byte, error) {
+	switch {
+	case src == "-":
+		data, err := io.ReadAll(in)
+		if err != nil {
+			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("reading --args from stdin: %v", err)}
+		}
+		return data, nil
+	case strings.HasPrefix(src, "@"):
+		data, err := os.ReadFile(src[1:])
+		if err != nil {
+			return nil, &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("reading --args file: %v", err),
+				Hint:    "--args @FILE reads the JSON object from FILE"}
+		}
+		return data, nil
+	}
+	return []byte(src), nil
+}
+
+func flagValue(fl *pflag.Flag) (any, error) {
+	if sv, ok := fl.Value.(pflag.SliceValue); ok {
+		return sv.GetSlice(), nil
+	}
+	s := fl.Value.String()
+	switch fl.Value.Type() {
+	case "bool":
+		return strconv.ParseBool(s)
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "count":
+		return strconv.ParseInt(s, 10, 64)
+	case "float32", "float64":
+		return strconv.ParseFloat(s, 64)
+	}
+	return s, nil
+}
+
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// NewCmdCall builds `mcode call TOOL --args JSON`: the same call as the
+// tool's own command, for programs that only speak JSON.
+func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
+	opts := &CallOptions{}
+	c := &cobra.Command{
+		Use:   "call TOOL [--args JSON|@FILE|-]",
+		Short: "Call any tool by name with a JSON object of arguments",
+		Example: `  mcode call datetime --args '{"tz":"Asia/Tokyo"}'
+  echo '{"tz":"UTC"}' | mcode call datetime --args -`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Tool = args[0]
+			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runCall(c.Context(), f, opts)
+		},
+	}
+	addArgsFlag(c, opts)
+	return c
+}
+
+// runCall executes a call and prints its envelope.
+func runCall(ctx context.Context, f *Factory, opts *CallOptions) error {
+	return finish(f, executeCall(ctx, f, opts.Tool, opts.JSON()))
+}
+
+// executeCall runs one tool call through the registry, the profile's
+// filters, the time limit and the output budget. It never fails: every
+// outcome is an envelope.
+func executeCall(ctx context.Context, f *Factory, name string, args json.RawMessage) *tool.Envelope {
+	start := time.Now()
+	env, t := func() (*tool.Envelope, *tool.Tool) {
+		reg, err := tool.NewRegistry(f.Tools()...)
+		if err != nil {
+			return tool.NewEnvelope(name, nil, err), nil
+		}
+		t, ok := reg.Lookup(name)
+		if !ok {
+			return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("unknown tool %q", name),
+				Hint:    "known tools: " + strings.Join(reg.Names(), ", ")}), nil
+		}
+		cfg, err := f.Config()
+		if err != nil {
+			return tool.NewEnvelope(t.Name, nil, err), t
+		}
+		profile, err := f.profile(cfg)
+		if err != nil {
+			return tool.NewEnvelope(t.Name, nil, err), t
+		}
+		if denied := profile.Permits(t); denied != nil {
+			return tool.NewEnvelope(t.Name, nil, denied), t
+		}
+		toolEnv, err := f.toolEnv(cfg)
+		if err != nil {
+			return tool.NewEnvelope(t.Name, nil, err), t
+		}
+		limit := t.Timeout
+		if f.Global.Timeout != "" {
+			if limit, err = config.ParseDuration(f.Global.Timeout); err != nil {
+				return tool.NewEnvelope(t.Name, nil, &tool.Error{Code: tool.CodeUsage, Message: "--timeout: " + err.Error()}), t
+			}
+		}
+		runCtx := ctx
+		if limit > 0 {
+			var cancel context.CancelFunc
+			runCtx, cancel = context.WithTimeout(ctx, limit)
+			defer cancel()
+		}
+		resp, err := t.Run(runCtx, toolEnv, args)
+		if err != nil && runCtx.Err() != nil {
+			err = contextError(runCtx, err, limit)
+		}
+		env := tool.NewEnvelope(t.Name, resp, err)
+		f.applyBudget(env, cfg)
+		return env, t
+	}()
+	if t != nil {
+		env.Tool = t.Name
+	}
+	env.DurationMS = time.Since(start).Milliseconds()
+	return env
+}
+
+// contextError turns a cancelled call into timeout or interrupted, unless
+// the tool already said something more precise.
+func contextError(ctx context.Context, err error, limit time.Duration) error {
+	var te *tool.Error
+	if errors.As(err, &te) && te.Code != tool.CodeInternal {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &tool.Error{Code: tool.CodeTimeout,
+			Message: fmt.Sprintf("timed out after %s", limit),
+			Hint:    "raise the limit with --timeout, or narrow the request"}
+	}
+	return &tool.Error{Code: tool.CodeInterrupted, Message: "interrupted"}
+}
+
+// profile builds the caller's agent profile from flags, env and config.
+func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
+	name := firstNonEmpty(f.Global.Agent, f.Getenv("MCODE_AGENT"), "default")
+	agent, ok := cfg.Agents[strings.ToLower(name)]
+	if !ok && name != "default" {
+		known := make([]string, 0, len(cfg.Agents))
+		for k := range cfg.Agents {
+			known = append(known, k)
+		}
+		slices.Sort(known)
+		return tool.Profile{}, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("unknown agent %q", name),
+			Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
+	}
+	role := firstNonEmpty(f.Global.Role, f.Getenv("MCODE_ROLE"), agent.Role)
+	if role != "" && !slices.Contains(tool.Roles, role) {
+		return tool.Profile{}, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("invalid role %q", role),
+			Hint:    "use one of: " + strings.Join(tool.Roles, ", ")}
+	}
+	return tool.Profile{
+		Agent:      name,
+		Role:       role,
+		Allowed:    agent.Tools,
+		Disallowed: agent.DisallowedTools,
+		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
+	}, nil
+}
+
+// toolEnv is what a running tool may know of its caller.
+func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
+	root, err := f.RootDir()
+	if err != nil {
+		return nil, err
+	}
+	return &tool.Env{
+		Root:             root,
+		DataDir:          f.HomeDir(),
+		UserHome:         f.userHome(),
+		Config:           cfg,
+		Now:              f.Now,
+		Stderr:           f.IO.ErrOut,
+		StderrIsTerminal: f.IO.ErrTTY,
+	}, nil
+}
+
+// applyBudget moves an oversized output to MCODE_HOME/tool-outputs.
+func (f *Factory) applyBudget(env *tool.Envelope, cfg *config.Config) {
+	budget.Budget{
+		MaxInlineBytes: cfg.ToolResultCompaction.MaxInlineKiB * 1024,
+		Dir:            filepath.Join(f.HomeDir(), budget.DirName),
+		Now:            f.Now,
+	}.Apply(env)
+}

@@ -1,0 +1,163 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcode-dev/mcode/pkg/iostreams"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// testFactory returns a factory with buffer streams and a clean
+// environment rooted in a temp dir.
+func testFactory(t testing.TB, env map[string]string) (*Factory, *iostreamsBuffers) {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	dir := t.TempDir()
+	if env == nil {
+		env = map[string]string{}
+	}
+	if _, ok := env["MCODE_HOME"]; !ok {
+		env["MCODE_HOME"] = dir + "/home"
+	}
+	if _, ok := env["HOME"]; !ok {
+		env["HOME"] = dir
+	}
+	f := &Factory{
+		IO:         ios,
+		Now:        func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
+		Getwd:      func() (string, error) { return dir, nil },
+		Getenv:     envFunc(env),
+		Executable: func() (string, error) { return "/bin/mcode", nil },
+		Tools:      builtinTools,
+	}
+	return f, &iostreamsBuffers{in: in, out: out, errOut: errOut}
+}
+
+type iostreamsBuffers struct {
+	in     *bytes.Buffer
+	out    *bytes.Buffer
+	errOut *bytes.Buffer
+}
+
+func TestBuiltinToolsPassCheck(t *testing.T) {
+	reg, err := tool.NewRegistry(builtinTools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range reg.Tools() {
+		if err := tl.Check(); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+func TestNewCmdDatetimeFlagsEqualArgs(t *testing.T) {
+	cases := []struct {
+		argv []string
+		want map[string]any
+	}{
+		{[]string{"datetime"}, map[string]any{}},
+		{[]string{"datetime", "--tz", "UTC"}, map[string]any{"tz": "UTC"}},
+		{[]string{"datetime", "--args", `{"tz":"UTC"}`}, map[string]any{"tz": "UTC"}},
+		{[]string{"datetime", "--args", `{"tz":"UTC"}`, "--tz", "Asia/Tokyo"}, map[string]any{"tz": "Asia/Tokyo"}},
+		{[]string{"datetime", "--tz", "UTC", "--root", "/x", "-o", "text"}, map[string]any{"tz": "UTC"}},
+	}
+	for _, c := range cases {
+		f, _ := testFactory(t, nil)
+		var got *CallOptions
+		root := NewCmdRoot(f)
+		for _, sc := range root.Commands() {
+			if sc.Name() == "datetime" {
+				root.RemoveCommand(sc)
+			}
+		}
+		root.AddCommand(NewCmdDatetime(f, func(o *CallOptions) error { got = o; return nil }))
+		root.SetArgs(c.argv)
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %v", c.argv, err)
+		}
+		if diff := cmp.Diff(c.want, got.Args); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", c.argv, diff)
+		}
+	}
+}
+
+func runJSON(t *testing.T, f *Factory, bufs *iostreamsBuffers, args ...string) (int, map[string]any) {
+	t.Helper()
+	code := Run(context.Background(), f, args)
+	out := bufs.out.String()
+	if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+		t.Fatalf("want exactly one JSON line, got %q", out)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("not JSON: %v: %q", err, out)
+	}
+	return code, m
+}
+
+func errCode(m map[string]any) string {
+	e, _ := m["error"].(map[string]any)
+	s, _ := e["code"].(string)
+	return s
+}
+
+func TestUsageErrorsAreJSON(t *testing.T) {
+	for _, argv := range [][]string{
+		{"nosuch"},
+		{"tools", "list", "--bogus"},
+		{"tools", "list", "--format", "xml"},
+		{"call", "datetime", "--args", `{"tz":5}`},
+		{"call", "datetime", "--args", `[1]`},
+		{"call", "datetime", "--args", `{`},
+		{"call", "nosuch"},
+		{"call"},
+		{"datetime", "extra"},
+		{"-o", "yaml", "datetime"},
+		{"--role", "boss", "datetime"},
+		{"--timeout", "soon", "datetime"},
+	} {
+		f, bufs := testFactory(t, nil)
+		code, m := runJSON(t, f, bufs, argv...)
+		if code != tool.ExitUsage || errCode(m) != "usage" || m["ok"] != false {
+			t.Errorf("%v: exit %d, envelope %v", argv, code, m)
+		}
+	}
+}
+
+func TestDeniedByProfile(t *testing.T) {
+	f, bufs := testFactory(t, map[string]string{"MCODE_DISABLE_TOOLS": "1"})
+	code, m := runJSON(t, f, bufs, "datetime")
+	if code != tool.ExitDenied || errCode(m) != "denied" {
+		t.Errorf("exit %d, %v", code, m)
+	}
+}
+
+func TestToolsListFormats(t *testing.T) {
+	for format, check := range map[string]func(map[string]any) bool{
+		"json": func(m map[string]any) bool { return m["input_schema"] != nil && m["mode"] == "parallel" },
+		"openai": func(m map[string]any) bool {
+			fn, _ := m["function"].(map[string]any)
+			return m["type"] == "function" && fn["parameters"] != nil
+		},
+		"anthropic": func(m map[string]any) bool { return m["input_schema"] != nil && m["name"] == "datetime" },
+		"mcp":       func(m map[string]any) bool { return m["inputSchema"] != nil && m["name"] == "datetime" },
+	} {
+		f, bufs := testFactory(t, nil)
+		code, m := runJSON(t, f, bufs, "tools", "list", "--format", format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d %v", format, code, m)
+		}
+		tools := m["result"].(map[string]any)["tools"].([]any)
+		if len(tools) == 0 || !check(tools[0].(map[string]any)) {
+			t.Errorf("%s: wrong shape: %v", format, tools)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+func envFunc(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func writeFile(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestConfigDefaults(t *testing.T) {
+	cfg, err := loadConfig("", false, envFunc(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ToolResultCompaction.MaxInlineKiB != 64 {
+		t.Errorf("maxInlineKiB = %d", cfg.ToolResultCompaction.MaxInlineKiB)
+	}
+	if cfg.Bash.DefaultTimeout != 120*time.Second || !cfg.Bash.TrashShim {
+		t.Errorf("bash defaults = %+v", cfg.Bash)
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	path := writeFile(t, filepath.Join(t.TempDir(), "c.yaml"), `
+toolResultCompaction: {maxInlineKiB: 8}
+bash: {defaultTimeout: 90, maxTimeout: 2m, envSanitize: scrub}
+agents:
+  reviewer: {role: verifier, tools: [read, grep], disallowedTools: [bash]}
+`)
+	cfg, err := loadConfig(path, true, envFunc(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ToolResultCompaction.MaxInlineKiB != 8 || cfg.Bash.DefaultTimeout != 90*time.Second || cfg.Bash.MaxTimeout != 2*time.Minute {
+		t.Errorf("file values not read: %+v %+v", cfg.ToolResultCompaction, cfg.Bash)
+	}
+	if a := cfg.Agents["reviewer"]; a.Role != "verifier" || len(a.Tools) != 2 {
+		t.Errorf("agent = %+v", a)
+	}
+	// Env beats the file; the seed's alias spelling works too.
+	cfg, err = loadConfig(path, true, envFunc(map[string]string{
+		"MCODE_TOOLRESULTCOMPACTION_MAXINLINEKIB": "16",
+		"MCODE_BASH_ENV_SANITIZE":                 "strict",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ToolResultCompaction.MaxInlineKiB != 16 || cfg.Bash.EnvSanitize != "strict" {
+		t.Errorf("env did not win: %d %q", cfg.ToolResultCompaction.MaxInlineKiB, cfg.Bash.EnvSanitize)
+	}
+}
+
+func TestConfigErrorsNameFileKeyAndExpectation(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, yaml string
+		env        map[string]string
+		want       []string
+	}{
+		{"type", "toolResultCompaction: {maxInlineKiB: lots}\n", nil,
+			[]string{"c.yaml", "toolResultCompaction.maxInlineKiB", "expected an integer"}},
+		{"unknown key", "bahs: {envSanitize: off}\n", nil,
+			[]string{"c.yaml", "bahs", "unknown key", "bash"}},
+		{"nested unknown", "bash: {defaultTimer: 5}\n", nil,
+			[]string{"bash.defaulttimer", "defaultTimeout"}},
+		{"duration", "bash: {defaultTimeout: soon}\n", nil,
+			[]string{"bash.defaultTimeout", "duration"}},
+		{"enum", "bash: {envSanitize: maybe}\n", nil,
+			[]string{"bash.envSanitize", "one of off, scrub, strict", `"maybe"`}},
+		{"yaml", "bash: [unclosed\n", nil,
+			[]string{"c.yaml", "not valid YAML"}},
+		{"env", "", map[string]string{"MCODE_BASH_MAXSPOOLMIB": "big"},
+			[]string{"MCODE_BASH_MAXSPOOLMIB", "bash.maxSpoolMiB", "expected an integer"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(dir, c.name, "c.yaml"), c.yaml)
+			_, err := loadConfig(path, true, envFunc(c.env))
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			te := tool.AsError(err)
+			if te.Code != tool.CodeUsage {
+				t.Errorf("code = %s", te.Code)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(te.Message, w) {
+					t.Errorf("message %q lacks %q", te.Message, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigSearchOrder(t *testing.T) {
+	dir := t.TempDir()
+	cwd := filepath.Join(dir, "work")
+	home := filepath.Join(dir, "home")
+	xdgFile := writeFile(t, filepath.Join(home, ".config", "mcode", "config.yaml"), "")
+	if p, _ := configSearch("", envFunc(nil), cwd, home); p != xdgFile {
+		t.Errorf("fallback = %q, want %q", p, xdgFile)
+	}
+	local := writeFile(t, filepath.Join(cwd, ".mcode.yaml"), "")
+	if p, explicit := configSearch("", envFunc(nil), cwd, home); p != local || explicit {
+		t.Errorf("local = %q %v", p, explicit)
+	}
+	if p, explicit := configSearch("", envFunc(map[string]string{"MCODE_CONFIG": "/e.yaml"}), cwd, home); p != "/e.yaml" || !explicit {
+		t.Errorf("env = %q", p)
+	}
+	if p, _ := configSearch("/f.yaml", envFunc(map[string]string{"MCODE_CONFIG": "/e.yaml"}), cwd, home); p != "/f.yaml" {
+		t.Errorf("flag = %q", p)
+	}
+	if _, err := loadConfig(filepath.Join(dir, "missing.yaml"), true, envFunc(nil)); err == nil {
+		t.Error("a missing explicit config must be an error")
+	}
+}

@@ -1,0 +1,113 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/iostreams"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Factory carries what commands depend on, so tests can swap any of it.
+type Factory struct {
+	IO     *iostreams.IOStreams
+	Now    func() time.Time
+	Getwd  func() (string, error)
+	Getenv func(string) string
+	// Executable is the path of the running mcode binary.
+	Executable func() (string, error)
+	// Tools builds the registry of built-in tools.
+	Tools func() []*tool.Tool
+
+	// Global holds the root's persistent flags once parsed.
+	Global GlobalOptions
+
+	configOnce sync.Once
+	config     *config.Config
+	configErr  error
+}
+
+// GlobalOptions are the flags every subcommand takes (contract.md).
+type GlobalOptions struct {
+	Root     string
+	Config   string
+	Agent    string
+	Role     string
+	Output   string
+	Timeout  string
+	Approval string
+}
+
+// NewFactory returns the factory of a real process.
+func NewFactory() *Factory {
+	return &Factory{
+		IO:         iostreams.System(),
+		Now:        time.Now,
+		Getwd:      os.Getwd,
+		Getenv:     os.Getenv,
+		Executable: os.Executable,
+		Tools:      builtinTools,
+	}
+}
+
+// Config reads the configuration once, lazily: commands that do not need
+// it never pay for viper.
+func (f *Factory) Config() (*config.Config, error) {
+	f.configOnce.Do(func() {
+		cwd, err := f.Getwd()
+		if err != nil {
+			f.configErr = err
+			return
+		}
+		path, explicit := configSearch(f.Global.Config, f.Getenv, cwd, f.userHome())
+		f.config, f.configErr = loadConfig(path, explicit, f.Getenv)
+	})
+	return f.config, f.configErr
+}
+
+// RootDir is the workspace root: --root, MCODE_ROOT, else the current
+// directory; always absolute.
+func (f *Factory) RootDir() (string, error) {
+	root := firstNonEmpty(f.Global.Root, f.Getenv("MCODE_ROOT"))
+	cwd, err := f.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if root == "" {
+		return cwd, nil
+	}
+	return (&tool.Env{Root: cwd, UserHome: f.userHome()}).Abs(root), nil
+}
+
+// HomeDir is the data directory: MCODE_HOME, else $XDG_DATA_HOME/mcode,
+// else ~/.local/share/mcode.
+func (f *Factory) HomeDir() string {
+	if h := f.Getenv("MCODE_HOME"); h != "" {
+		return h
+	}
+	if x := f.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "mcode")
+	}
+	return filepath.Join(f.userHome(), ".local", "share", "mcode")
+}
+
+// userHome is $HOME as this call sees it.
+func (f *Factory) userHome() string {
+	if h := f.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,84 @@
+// Package cmd is mcode's command line: it parses flags or --args, runs a
+// tool through the registry and prints the one JSON envelope.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// exitError reports an exit status whose envelope is already printed.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return "exit status" }
+
+// Main runs mcode and returns the process exit status. It is the only
+// place that decides one.
+func Main() int {
+	f := NewFactory()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, f, os.Args[1:])
+}
+
+// Run executes one command line with the given factory.
+func Run(ctx context.Context, f *Factory, args []string) int {
+	start := time.Now()
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	c, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return tool.ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	// Anything else comes from cobra before a command ran: an unknown
+	// command or flag, a bad flag value, a wrong number of arguments.
+	env := tool.NewEnvelope(toolName(c), nil, usageError(c, err))
+	env.DurationMS = time.Since(start).Milliseconds()
+	return printEnvelope(f, env)
+}
+
+func usageError(c *cobra.Command, err error) *tool.Error {
+	var te *tool.Error
+	if errors.As(err, &te) {
+		return te
+	}
+	msg := err.Error()
+	hint := "run `mcode --help` to see the commands"
+	if c != nil && c.HasParent() {
+		hint = "run `" + c.CommandPath() + " --help` to see its flags and arguments"
+	}
+	if i := strings.Index(msg, "\n\nDid you mean this?"); i >= 0 {
+		suggestions := strings.Fields(msg[i+len("\n\nDid you mean this?"):])
+		msg = msg[:i]
+		hint = "did you mean: " + strings.Join(suggestions, ", ") + "?"
+	}
+	return &tool.Error{Code: tool.CodeUsage, Message: strings.TrimSpace(msg), Hint: hint}
+}
+
+// toolName is what the envelope's "tool" key says for a command: its tool
+// annotation, else its path below the root ("tools list").
+func toolName(c *cobra.Command) string {
+	if c == nil {
+		return "mcode"
+	}
+	if n, ok := c.Annotations[annotationTool]; ok {
+		return n
+	}
+	if !c.HasParent() {
+		return "mcode"
+	}
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+}

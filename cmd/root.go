@@ -1,0 +1,88 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// annotationTool names the registry tool a command runs.
+const annotationTool = "mcode.tool"
+
+// NewCmdRoot builds the whole command tree.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcode <command> [flags]",
+		Short: "The tool layer for coding agents: each command prints one JSON result",
+		Long: `mcode is one binary of tools a coding agent needs. Every command prints exactly
+one JSON object on stdout ({"ok", "tool", "output", "result", "truncated",
+"continuation", "archived", "error", "duration_ms"}) and exits with a code a
+script can branch on: 0 ok, 1 tool failure, 2 usage, 75 approval required,
+77 denied, 124 timeout, 130 interrupted.
+
+Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			return validateGlobal(&f.Global)
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.Global.Root, "root", "", "workspace root; relative paths resolve here (env MCODE_ROOT; default: current directory)")
+	pf.StringVar(&f.Global.Config, "config", "", "config file (env MCODE_CONFIG; default: ./.mcode.yaml, then $XDG_CONFIG_HOME/mcode/config.yaml)")
+	pf.StringVar(&f.Global.Agent, "agent", "", "agent profile whose tool set applies (env MCODE_AGENT; default: default)")
+	pf.StringVar(&f.Global.Role, "role", "", "role that narrows the tool set: "+strings.Join(tool.Roles, ", ")+" (env MCODE_ROLE)")
+	pf.StringVarP(&f.Global.Output, "output", "o", "", "output form: "+strings.Join(outputForms, " or ")+" (env MCODE_OUTPUT; default: json)")
+	pf.StringVar(&f.Global.Timeout, "timeout", "", "per-call time limit: seconds (90) or a duration (90s, 2m); each tool has its default")
+
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError(c, err)
+	})
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var buf bytes.Buffer
+		c.SetOut(&buf)
+		defaultHelp(c, args)
+		c.SetOut(nil)
+		var subcommands []string
+		for _, sc := range c.Commands() {
+			if sc.IsAvailableCommand() {
+				subcommands = append(subcommands, sc.Name())
+			}
+		}
+		env := tool.NewEnvelope("help", &tool.Response{
+			Output: buf.String(),
+			Result: map[string]any{"command": c.CommandPath(), "usage": c.UseLine(), "subcommands": subcommands},
+		}, nil)
+		printEnvelope(f, env)
+	})
+
+	root.AddCommand(
+		NewCmdDatetime(f, nil),
+		NewCmdCall(f, nil),
+		NewCmdTools(f, nil),
+		NewCmdArchive(f),
+		NewCmdVersion(f),
+	)
+	return root
+}
+
+func validateGlobal(g *GlobalOptions) error {
+	if g.Output != "" && !slices.Contains(outputForms, g.Output) {
+		return &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("invalid value %q for -o/--output", g.Output),
+			Hint:    "use one of: " + strings.Join(outputForms, ", ")}
+	}
+	if g.Role != "" && !slices.Contains(tool.Roles, g.Role) {
+		return &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("invalid value %q for --role", g.Role),
+			Hint:    "use one of: " + strings.Join(tool.Roles, ", ")}
+	}
+	return nil
+}

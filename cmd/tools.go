@@ -1,0 +1,146 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Formats of tools list: each ecosystem's function-calling shape.
+const (
+	formatJSON      = "json"
+	formatOpenAI    = "openai"
+	formatAnthropic = "anthropic"
+	formatMCP       = "mcp"
+)
+
+var toolFormats = []string{formatJSON, formatOpenAI, formatAnthropic, formatMCP}
+
+// ToolsListOptions are the options of tools list.
+type ToolsListOptions struct {
+	Format string
+}
+
+// NewCmdTools builds `mcode tools list`.
+func NewCmdTools(f *Factory, runF func(*ToolsListOptions) error) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "tools <command>",
+		Short: "The tool registry",
+		Args:  cobra.NoArgs,
+	}
+	opts := &ToolsListOptions{}
+	list := &cobra.Command{
+		Use:   "list [--format " + strings.Join(toolFormats, "|") + "]",
+		Short: "List the tools this agent and role may call, with their JSON Schemas",
+		Example: `  mcode tools list
+  mcode tools list --format openai
+  mcode tools list --role explore --format anthropic`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return finish(f, toolsList(f, opts))
+		},
+	}
+	enumFlag(list, &opts.Format, "format", "", formatJSON, toolFormats, "shape of each tool")
+	c.AddCommand(list)
+	return c
+}
+
+func toolsList(f *Factory, opts *ToolsListOptions) *tool.Envelope {
+	const name = "tools list"
+	reg, err := tool.NewRegistry(f.Tools()...)
+	if err != nil {
+		return tool.NewEnvelope(name, nil, err)
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return tool.NewEnvelope(name, nil, err)
+	}
+	profile, err := f.profile(cfg)
+	if err != nil {
+		return tool.NewEnvelope(name, nil, err)
+	}
+	var out strings.Builder
+	tools := []any{}
+	for _, t := range reg.Visible(profile) {
+		def, err := t.Definition()
+		if err != nil {
+			return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
+		}
+		tools = append(tools, shapeDefinition(def, opts.Format))
+		writeToolDoc(&out, def)
+	}
+	if len(tools) == 0 {
+		out.WriteString("no tools are available to this agent and role\n")
+	}
+	env := tool.NewEnvelope(name, &tool.Response{
+		Output: out.String(),
+		Result: map[string]any{
+			"format": opts.Format, "agent": profile.Agent, "role": profile.Role,
+			"count": len(tools), "tools": tools,
+		},
+	}, nil)
+	f.applyBudget(env, cfg)
+	return env
+}
+
+// writeToolDoc renders one tool for a person: name, mode, tier, the
+// description and each parameter.
+func writeToolDoc(w *strings.Builder, def tool.Definition) {
+	fmt.Fprintf(w, "## %s (%s, %s, %s)\n%s\n", def.Name, def.Mode, def.Tier, def.Source, def.Description)
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(def.InputSchema, &s) != nil || len(s.Properties) == 0 {
+		w.WriteString("\n")
+		return
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	w.WriteString("Parameters:\n")
+	for _, n := range names {
+		p := s.Properties[n]
+		req := ""
+		if slices.Contains(s.Required, n) {
+			req = ", required"
+		}
+		fmt.Fprintf(w, "  %s (%v%s): %s\n", n, p.Type, req, p.Description)
+	}
+	w.WriteString("\n")
+}
+
+// shapeDefinition renders a definition the way each API expects it.
+func shapeDefinition(d tool.Definition, format string) any {
+	schema := json.RawMessage(d.InputSchema)
+	switch format {
+	case formatOpenAI:
+		return map[string]any{
+			"type": "function",
+			"function": map[string]any{
+				"name": d.Name, "description": d.Description, "parameters": schema,
+			},
+		}
+	case formatAnthropic:
+		return map[string]any{"name": d.Name, "description": d.Description, "input_schema": schema}
+	case formatMCP:
+		return map[string]any{
+			"name": d.Name, "description": d.Description, "inputSchema": schema,
+			"annotations": map[string]any{"readOnlyHint": d.Mode == tool.Parallel},
+		}
+	}
+	return d
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mcode-dev/mcode/cmd"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mcode": func() { os.Exit(cmd.Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script against the
+// real CLI.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, ScriptParams(t, "testdata/script"))
+}
+
+// ScriptParams sets every environment variable the scripts depend on,
+// so they run the same on a laptop and in CI.
+func ScriptParams(t *testing.T, dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(e *testscript.Env) error {
+			work := e.WorkDir
+			for k, v := range map[string]string{
+				"HOME":            filepath.Join(work, "home"),
+				"MCODE_HOME":      filepath.Join(work, "mcode-home"),
+				"XDG_CONFIG_HOME": filepath.Join(work, "home", ".config"),
+				"XDG_DATA_HOME":   filepath.Join(work, "home", ".local", "share"),
+				"XDG_CACHE_HOME":  filepath.Join(work, "home", ".cache"),
+				"CI":              "true",
+				"TERM":            "dumb",
+				"TZ":              "UTC",
+				"LC_ALL":          "C.UTF-8",
+			} {
+				e.Setenv(k, v)
+			}
+			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":    cmdExits,
+			"envelope": cmdEnvelope,
+			"json":     cmdJSON,
+		},
+	}
+}
+
+// exits N PROG ARGS... runs PROG and fails unless it exits with status N.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits STATUS PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad status %q", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d\nstdout: %s\nstderr: %s", got, want, ts.ReadFile("stdout"), ts.ReadFile("stderr"))
+	}
+}
+
+var envelopeKeys = []string{"archived", "continuation", "duration_ms", "error", "ok", "output", "result", "tool", "truncated"}
+
+// lastEnvelope checks that stdout holds exactly one JSON object on one
+// line, with every envelope key.
+func lastEnvelope(ts *testscript.TestScript) map[string]any {
+	out := ts.ReadFile("stdout")
+	if !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
+		ts.Fatalf("stdout is not one line of JSON: %q", out)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		ts.Fatalf("stdout is not a JSON object: %v\n%s", err, out)
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if !slices.Equal(keys, envelopeKeys) {
+		ts.Fatalf("envelope keys %v, want %v", keys, envelopeKeys)
+	}
+	return m
+}
+
+// envelope checks the last stdout is one complete envelope.
+func cmdEnvelope(ts *testscript.TestScript, neg bool, args []string) {
+	lastEnvelope(ts)
+}
+
+// json PATH WANT compares a field of the last envelope: PATH is dotted
+// (error.code, result.lines.total, result.tools.0.name); WANT is the
+// string itself for strings, else the JSON text (true, 3, null).
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: json PATH WANT")
+	}
+	var v any = lastEnvelope(ts)
+	for _, part := range strings.Split(args[0], ".") {
+		switch node := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = node[part]; !ok {
+				ts.Fatalf("json: no key %q in %s", part, args[0])
+			}
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(node) {
+				ts.Fatalf("json: no index %q in %s (length %d)", part, args[0], len(node))
+			}
+			v = node[i]
+		default:
+			ts.Fatalf("json: %s: cannot index %T with %q", args[0], v, part)
+		}
+	}
+	got, ok := v.(string)
+	if !ok {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(v)
+		got = strings.TrimSpace(buf.String())
+	}
+	if (got == args[1]) == neg {
+		ts.Fatalf("json %s = %s, want %s%s", args[0], got, map[bool]string{true: "not ", false: ""}[neg], args[1])
+	}
+}

@@ -1,0 +1,198 @@
+// Package budget keeps results within the inline limit: an oversized
+// output moves to a file under MCODE_HOME/tool-outputs and a receipt takes
+// its place.
+package budget
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+const (
+	// DirName is the folder under MCODE_HOME for archived results.
+	DirName = "tool-outputs"
+	// receiptPreviewBytes is the head and the tail shown in a receipt.
+	receiptPreviewBytes = 1024
+	// fallbackPreviewBytes is the whole preview when the archive fails.
+	fallbackPreviewBytes = 2048
+)
+
+// Budget keeps a result within the inline limit by moving its text to a
+// file under Dir and leaving a receipt in its place.
+type Budget struct {
+	MaxInlineBytes int
+	Dir            string
+	Now            func() time.Time
+}
+
+// Apply archives env's output when the encoded envelope would pass the
+// limit. Media and other structured fields stay in the result.
+func (b Budget) Apply(env *tool.Envelope) {
+	if b.MaxInlineBytes <= 0 || env.Output == nil {
+		return
+	}
+	data, err := env.Marshal(false)
+	if err != nil || len(data) <= b.MaxInlineBytes {
+		return
+	}
+	text := *env.Output
+	arch, err := b.archive(env.Tool, text)
+	if err != nil {
+		preview := headTail(text, fallbackPreviewBytes/2)
+		note := fmt.Sprintf("[mcode: output was %d bytes, over the %d KiB inline limit, and could not be archived (%v); showing its head and tail only]\n",
+			len(text), b.MaxInlineBytes/1024, err)
+		out := note + preview
+		env.Output = &out
+		env.Truncated = true
+		if env.Continuation == nil {
+			env.Continuation = &tool.Continuation{Hint: "re-run with a narrower request (a smaller --limit or a range), or free space in MCODE_HOME so the result can be archived"}
+		}
+		return
+	}
+	receipt := Receipt(arch, text)
+	env.Output = &receipt
+	env.Archived = arch
+	env.Truncated = true
+	if env.Continuation == nil {
+		env.Continuation = &tool.Continuation{Hint: fmt.Sprintf("the full output is in %s: search it with mcode grep, read it in ranges with mcode read --offset N --limit M", arch.Path)}
+	}
+}
+
+func (b Budget) archive(toolName, text string) (*tool.Archived, error) {
+	if b.Dir == "" {
+		return nil, errors.New("no data directory")
+	}
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	prefix := fmt.Sprintf("%s-%s-", safeName(toolName), now().UTC().Format("20060102T150405Z"))
+	path, err := fsutil.CreateUnique(b.Dir, prefix, ".txt", []byte(text))
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(text))
+	return &tool.Archived{Path: path, Bytes: len(text), Lines: countLines(text), SHA256: hex.EncodeToString(sum[:])}, nil
+}
+
+// Receipt is the text that replaces an archived output.
+func Receipt(a *tool.Archived, text string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Output too large to show inline: %d bytes, %d lines (sha256 %s).\n", a.Bytes, a.Lines, a.SHA256)
+	fmt.Fprintf(&b, "Saved in full to: %s\n", a.Path)
+	b.WriteString("Do not print it whole. Search it, then read the parts you need:\n")
+	fmt.Fprintf(&b, "  mcode grep 'PATTERN' %s --mode content\n", shellQuote(a.Path))
+	fmt.Fprintf(&b, "  mcode read %s --offset 1 --limit 200\n", shellQuote(a.Path))
+	b.WriteString("Preview (head and tail):\n")
+	b.WriteString(headTail(text, receiptPreviewBytes))
+	return b.String()
+}
+
+// headTail keeps up to n bytes from each end of s, cut at line or rune
+// boundaries, with a marker that counts what was left out.
+func headTail(s string, n int) string {
+	if len(s) <= 2*n {
+		return s
+	}
+	head := s[:n]
+	if i := strings.LastIndexByte(head, '\n'); i > n/2 {
+		head = head[:i+1]
+	}
+	for len(head) > 0 && !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	tail := s[len(s)-n:]
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < n/2 {
+		tail = tail[i+1:]
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	omitted := s[len(head) : len(s)-len(tail)]
+	if !strings.HasSuffix(head, "\n") {
+		head += "\n"
+	}
+	return fmt.Sprintf("%s[… %d lines, %d bytes omitted …]\n%s", head, strings.Count(omitted, "\n"), len(omitted), tail)
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ArchiveInfo describes one archived result.
+type ArchiveInfo struct {
+	Path     string    `json:"path"`
+	Name     string    `json:"name"`
+	Bytes    int64     `json:"bytes"`
+	Modified time.Time `json:"modified"`
+}
+
+// ListArchives lists the archives in dir, newest first. A missing dir is
+// an empty list.
+func ListArchives(dir string) ([]ArchiveInfo, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []ArchiveInfo{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []ArchiveInfo{}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".txt") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		out = append(out, ArchiveInfo{
+			Path: filepath.Join(dir, e.Name()), Name: e.Name(),
+			Bytes: info.Size(), Modified: info.ModTime().UTC(),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Modified.Equal(out[j].Modified) {
+			return out[i].Modified.After(out[j].Modified)
+		}
+		return out[i].Name > out[j].Name
+	})
+	return out, nil
+}

@@ -1,0 +1,103 @@
+package budget
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+func TestBudgetArchives(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tool-outputs")
+	var big strings.Builder
+	for i := 1; i <= 5000; i++ {
+		big.WriteString("line ")
+		big.WriteString(strings.Repeat("x", i%50))
+		big.WriteString("\n")
+	}
+	text := big.String()
+	env := tool.NewEnvelope("read", &tool.Response{Output: text, Result: map[string]int{"n": 1}}, nil)
+	Budget{MaxInlineBytes: 4096, Dir: dir}.Apply(env)
+	if env.Archived == nil {
+		t.Fatal("not archived")
+	}
+	saved, err := os.ReadFile(env.Archived.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(saved) != text {
+		t.Error("archive does not hold the full text")
+	}
+	if env.Archived.Lines != 5000 || env.Archived.Bytes != len(text) {
+		t.Errorf("archived = %+v", env.Archived)
+	}
+	out := env.OutputText()
+	for _, want := range []string{env.Archived.Path, env.Archived.SHA256, "mcode grep", "mcode read", "--offset", "line \n", "lines,"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("receipt lacks %q:\n%s", want, out)
+		}
+	}
+	if !env.Truncated || env.Continuation == nil {
+		t.Error("archived result must say truncated and how to continue")
+	}
+	data, _ := env.Marshal(false)
+	if len(data) > 8192 {
+		t.Errorf("receipt envelope is %d bytes", len(data))
+	}
+	// A second archive of the same tool in the same second gets its own name.
+	env2 := tool.NewEnvelope("read", &tool.Response{Output: text}, nil)
+	Budget{MaxInlineBytes: 4096, Dir: dir}.Apply(env2)
+	if env2.Archived == nil || env2.Archived.Path == env.Archived.Path {
+		t.Errorf("second archive reused a name: %+v", env2.Archived)
+	}
+	list, err := ListArchives(dir)
+	if err != nil || len(list) != 2 {
+		t.Errorf("ListArchives = %v, %v", list, err)
+	}
+}
+
+func TestBudgetUnderLimitUntouched(t *testing.T) {
+	env := tool.NewEnvelope("read", &tool.Response{Output: "small"}, nil)
+	Budget{MaxInlineBytes: 64 * 1024, Dir: t.TempDir()}.Apply(env)
+	if env.Archived != nil || env.OutputText() != "small" || env.Truncated {
+		t.Errorf("small output changed: %+v", env)
+	}
+}
+
+func TestBudgetFallbackWhenArchiveFails(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("0123456789abcdef\n", 10000)
+	env := tool.NewEnvelope("bash", &tool.Response{Output: text}, nil)
+	Budget{MaxInlineBytes: 4096, Dir: filepath.Join(blocker, "sub"), Now: time.Now}.Apply(env)
+	out := env.OutputText()
+	if env.Archived != nil || !env.Truncated {
+		t.Fatalf("want unarchived truncated result, got %+v", env)
+	}
+	if !strings.Contains(out, "could not be archived") || !strings.Contains(out, "omitted") {
+		t.Errorf("fallback note missing:\n%s", out)
+	}
+	if len(out) > 2048+512 {
+		t.Errorf("fallback preview is %d bytes, want about 2 KiB", len(out))
+	}
+}
+
+func TestHeadTail(t *testing.T) {
+	if got := headTail("short", 100); got != "short" {
+		t.Errorf("short text changed: %q", got)
+	}
+	s := strings.Repeat("é", 300) // 600 bytes of 2-byte runes
+	got := headTail(s, 101)
+	if !strings.Contains(got, "omitted") {
+		t.Fatalf("no marker: %q", got)
+	}
+	if !utf8.ValidString(got) {
+		t.Errorf("split a rune: %q", got)
+	}
+}

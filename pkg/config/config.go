@@ -1,0 +1,210 @@
+// Package config holds mcode's configuration as plain structs. It is filled
+// once at the edge (cmd/) from viper; nothing below cmd/ reads viper.
+package config
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration file (contract.md, "Config file").
+type Config struct {
+	Agents               map[string]Agent     `mapstructure:"agents"`
+	Models               Models               `mapstructure:"models"`
+	ToolResultCompaction ToolResultCompaction `mapstructure:"toolResultCompaction"`
+	McpServers           map[string]McpServer `mapstructure:"mcpServers"`
+	McpToolSearch        McpToolSearch        `mapstructure:"mcpToolSearch"`
+	Guard                Guard                `mapstructure:"guard"`
+	Hooks                Hooks                `mapstructure:"hooks"`
+	Bash                 Bash                 `mapstructure:"bash"`
+	Trash                Trash                `mapstructure:"trash"`
+	Read                 Read                 `mapstructure:"read"`
+}
+
+// Agent is a profile: which tools an agent may see and call.
+type Agent struct {
+	Role            string          `mapstructure:"role"`
+	Tools           []string        `mapstructure:"tools"`
+	DisallowedTools []string        `mapstructure:"disallowedTools"`
+	McpServers      []string        `mapstructure:"mcpServers"`
+	Features        map[string]bool `mapstructure:"features"`
+}
+
+// Models describes what the calling model can take in.
+type Models struct {
+	Capabilities map[string]bool `mapstructure:"capabilities"`
+}
+
+// ToolResultCompaction is the output budget.
+type ToolResultCompaction struct {
+	MaxInlineKiB int `mapstructure:"maxInlineKiB"`
+}
+
+// McpServer is one configured MCP server: stdio (Command) or HTTP (URL).
+type McpServer struct {
+	Command string            `mapstructure:"command"`
+	Args    []string          `mapstructure:"args"`
+	Env     map[string]string `mapstructure:"env"`
+	Cwd     string            `mapstructure:"cwd"`
+	URL     string            `mapstructure:"url"`
+	Headers map[string]string `mapstructure:"headers"`
+	Timeout time.Duration     `mapstructure:"timeout"`
+}
+
+// McpToolSearch decides when MCP tools are deferred behind tool_search.
+type McpToolSearch struct {
+	Enabled       bool     `mapstructure:"enabled"`
+	Models        []string `mapstructure:"models"`
+	MinDeferCount int      `mapstructure:"minDeferCount"`
+	ThresholdPct  float64  `mapstructure:"thresholdPct"`
+	ContextWindow int      `mapstructure:"contextWindow"`
+}
+
+// Guard holds the allow/deny/approval rules.
+type Guard struct {
+	Enabled       bool        `mapstructure:"enabled"`
+	DefaultPolicy string      `mapstructure:"defaultPolicy"`
+	Rules         []GuardRule `mapstructure:"rules"`
+}
+
+// GuardRule is one rule; the first that matches decides.
+type GuardRule struct {
+	Tool       string `mapstructure:"tool"`
+	ArgPattern string `mapstructure:"argPattern"`
+	Action     string `mapstructure:"action"`
+}
+
+// Hooks run around tool calls.
+type Hooks struct {
+	BeforeTool []Hook `mapstructure:"before_tool"`
+	AfterTool  []Hook `mapstructure:"after_tool"`
+	OnError    []Hook `mapstructure:"on_error"`
+}
+
+// Hook is a command or a declarative step.
+type Hook struct {
+	Tool    string        `mapstructure:"tool"`
+	Command string        `mapstructure:"command"`
+	Timeout time.Duration `mapstructure:"timeout"`
+	Redact  []string      `mapstructure:"redact"`
+}
+
+// Bash configures the bash tool.
+type Bash struct {
+	EnvSanitize         string        `mapstructure:"envSanitize"`
+	EnvAllow            []string      `mapstructure:"envAllow"`
+	DefaultTimeout      time.Duration `mapstructure:"defaultTimeout"`
+	MaxTimeout          time.Duration `mapstructure:"maxTimeout"`
+	AutoBackgroundAfter time.Duration `mapstructure:"autoBackgroundAfter"`
+	TrashShim           bool          `mapstructure:"trashShim"`
+	MaxSpoolMiB         int           `mapstructure:"maxSpoolMiB"`
+}
+
+// Trash configures recoverable deletion.
+type Trash struct {
+	Dir string `mapstructure:"dir"`
+}
+
+// Read configures the read tool's media limits.
+type Read struct {
+	MaxImageWidth     int `mapstructure:"maxImageWidth"`
+	MaxImageHeight    int `mapstructure:"maxImageHeight"`
+	MaxImageBase64KiB int `mapstructure:"maxImageBase64KiB"`
+}
+
+// Defaults is the configuration when nothing is set.
+func Defaults() Config {
+	return Config{
+		ToolResultCompaction: ToolResultCompaction{MaxInlineKiB: 64},
+		McpToolSearch: McpToolSearch{
+			Enabled: true, Models: []string{"*"}, MinDeferCount: 1,
+			ThresholdPct: 0.15, ContextWindow: 200000,
+		},
+		Guard: Guard{Enabled: true, DefaultPolicy: "allow"},
+		Bash: Bash{
+			DefaultTimeout:      120 * time.Second,
+			MaxTimeout:          300 * time.Second,
+			AutoBackgroundAfter: 15 * time.Second,
+			TrashShim:           true,
+			MaxSpoolMiB:         256,
+		},
+		Read: Read{MaxImageWidth: 2000, MaxImageHeight: 2000, MaxImageBase64KiB: 4608},
+	}
+}
+
+// FieldError is a value that does not fit its key.
+type FieldError struct {
+	Key      string // canonical key path, e.g. bash.envSanitize
+	Expected string
+	Got      any
+}
+
+func (e FieldError) Error() string {
+	return fmt.Sprintf("key %s: expected %s, got %v", e.Key, e.Expected, e.Got)
+}
+
+// Enumerations of the config file.
+var (
+	EnvSanitizeModes = []string{"off", "scrub", "strict"}
+	GuardPolicies    = []string{"allow", "require_approval", "deny"}
+	Roles            = []string{"worker", "verifier", "explore"}
+)
+
+// Validate checks the values that the types alone do not.
+func (c *Config) Validate() []FieldError {
+	var errs []FieldError
+	oneOf := func(key, got string, allowed []string, emptyOK bool) {
+		if (got == "" && emptyOK) || slices.Contains(allowed, got) {
+			return
+		}
+		errs = append(errs, FieldError{Key: key, Expected: "one of " + strings.Join(allowed, ", "), Got: fmt.Sprintf("%q", got)})
+	}
+	atLeast := func(key string, got, min int64) {
+		if got < min {
+			errs = append(errs, FieldError{Key: key, Expected: fmt.Sprintf("a number >= %d", min), Got: got})
+		}
+	}
+	oneOf("bash.envSanitize", c.Bash.EnvSanitize, EnvSanitizeModes, true)
+	oneOf("guard.defaultPolicy", c.Guard.DefaultPolicy, GuardPolicies, false)
+	for i, r := range c.Guard.Rules {
+		oneOf(fmt.Sprintf("guard.rules[%d].action", i), r.Action, GuardPolicies, false)
+	}
+	for name, a := range c.Agents {
+		oneOf("agents."+name+".role", a.Role, Roles, true)
+	}
+	atLeast("toolResultCompaction.maxInlineKiB", int64(c.ToolResultCompaction.MaxInlineKiB), 1)
+	atLeast("bash.maxSpoolMiB", int64(c.Bash.MaxSpoolMiB), 1)
+	atLeast("bash.defaultTimeout", int64(c.Bash.DefaultTimeout), 1)
+	atLeast("bash.maxTimeout", int64(c.Bash.MaxTimeout), 1)
+	atLeast("bash.autoBackgroundAfter", int64(c.Bash.AutoBackgroundAfter), 0)
+	atLeast("read.maxImageWidth", int64(c.Read.MaxImageWidth), 1)
+	atLeast("read.maxImageHeight", int64(c.Read.MaxImageHeight), 1)
+	atLeast("read.maxImageBase64KiB", int64(c.Read.MaxImageBase64KiB), 1)
+	if c.McpToolSearch.ThresholdPct < 0 || c.McpToolSearch.ThresholdPct > 1 {
+		errs = append(errs, FieldError{Key: "mcpToolSearch.thresholdPct", Expected: "a fraction between 0 and 1 (0.15 is 15%)", Got: c.McpToolSearch.ThresholdPct})
+	}
+	return errs
+}
+
+// ParseDuration reads bare seconds ("90", "1.5") or a Go duration ("90s", "2m").
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		if secs < 0 || math.IsInf(secs, 0) || math.IsNaN(secs) || secs > math.MaxInt64/float64(time.Second) {
+			return 0, fmt.Errorf("duration %q out of range", s)
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q: use seconds (90) or a Go duration (90s, 2m)", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("duration %q is negative", s)
+	}
+	return d, nil
+}

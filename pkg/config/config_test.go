@@ -1,0 +1,41 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseDuration(t *testing.T) {
+	good := map[string]time.Duration{"90": 90 * time.Second, "1.5": 1500 * time.Millisecond, "90s": 90 * time.Second, "2m": 2 * time.Minute, " 0 ": 0}
+	for in, want := range good {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "soon", "-5", "-1s", "1e300", "NaN"} {
+		if _, err := ParseDuration(in); err == nil {
+			t.Errorf("ParseDuration(%q) should fail", in)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	c := Defaults()
+	if errs := c.Validate(); len(errs) != 0 {
+		t.Fatalf("defaults invalid: %v", errs)
+	}
+	c.Bash.EnvSanitize = "loud"
+	c.Guard.Rules = []GuardRule{{Tool: "bash", Action: "maybe"}}
+	c.McpToolSearch.ThresholdPct = 15
+	c.ToolResultCompaction.MaxInlineKiB = 0
+	var keys []string
+	for _, e := range c.Validate() {
+		keys = append(keys, e.Key)
+	}
+	got := strings.Join(keys, ",")
+	want := "bash.envSanitize,guard.rules[0].action,toolResultCompaction.maxInlineKiB,mcpToolSearch.thresholdPct"
+	if got != want {
+		t.Errorf("invalid keys = %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,104 @@
+package fsutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// NotFound is the not_found error for a path, suggesting up to three names
+// that do exist near it.
+func NotFound(display, abs string) *tool.Error {
+	e := &tool.Error{Code: tool.CodeNotFound, Message: fmt.Sprintf("%s does not exist", display)}
+	if near := NearNames(abs, 3); len(near) > 0 {
+		e.Hint = "did you mean: " + strings.Join(near, ", ") + "?"
+	} else if parent := filepath.Dir(abs); !exists(parent) {
+		e.Hint = fmt.Sprintf("the folder %s does not exist either; use glob to find the file", parent)
+	} else {
+		e.Hint = "check the path; use glob to find the file"
+	}
+	return e
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// NearNames returns up to n existing paths in abs's folder (or the nearest
+// existing ancestor's) whose names are closest to abs's base name.
+func NearNames(abs string, n int) []string {
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	type cand struct {
+		name  string
+		score int
+	}
+	var cands []cand
+	lb := strings.ToLower(base)
+	for _, e := range entries {
+		name := e.Name()
+		ln := strings.ToLower(name)
+		score := editDistance(lb, ln)
+		switch {
+		case ln == lb:
+			score = 0
+		case strings.HasPrefix(ln, lb) || strings.HasPrefix(lb, ln):
+			score = min(score, 1)
+		case stem(ln) == stem(lb):
+			score = min(score, 1)
+		case strings.Contains(ln, lb) || strings.Contains(lb, ln):
+			score = min(score, 2)
+		}
+		limit := max(2, len([]rune(lb))/3)
+		if score <= limit {
+			cands = append(cands, cand{name, score})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score < cands[j].score
+		}
+		return cands[i].name < cands[j].name
+	})
+	var out []string
+	for i := 0; i < len(cands) && i < n; i++ {
+		out = append(out, filepath.Join(dir, cands[i].name))
+	}
+	return out
+}
+
+func stem(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,125 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, snake_case error code that scripts branch on.
+type Code string
+
+// The error codes of the contract (contract.md, "Errors").
+const (
+	CodeUsage             Code = "usage"
+	CodeNotFound          Code = "not_found"
+	CodeIsDirectory       Code = "is_directory"
+	CodeNotADirectory     Code = "not_a_directory"
+	CodePermission        Code = "permission"
+	CodeBinaryFile        Code = "binary_file"
+	CodeSpecialFile       Code = "special_file"
+	CodeTooLarge          Code = "too_large"
+	CodeNoMatch           Code = "no_match"
+	CodeNotUnique         Code = "not_unique"
+	CodeOverlappingEdits  Code = "overlapping_edits"
+	CodeCountMismatch     Code = "count_mismatch"
+	CodeStale             Code = "stale"
+	CodeEncoding          Code = "encoding"
+	CodeTimeout           Code = "timeout"
+	CodeInterrupted       Code = "interrupted"
+	CodeExitStatus        Code = "exit_status"
+	CodeDenied            Code = "denied"
+	CodeApprovalRequired  Code = "approval_required"
+	CodeChecksumMismatch  Code = "checksum_mismatch"
+	CodeManifestMismatch  Code = "manifest_mismatch"
+	CodeCorruptArchive    Code = "corrupt_archive"
+	CodeUnsafeEntry       Code = "unsafe_entry"
+	CodeServerUnavailable Code = "server_unavailable"
+	CodeToolError         Code = "tool_error"
+	CodeInvalidArgs       Code = "invalid_args"
+	CodeInternal          Code = "internal"
+)
+
+// Exit codes of the contract (contract.md, "Exit codes").
+const (
+	ExitOK               = 0
+	ExitFailure          = 1
+	ExitUsage            = 2
+	ExitApprovalRequired = 75
+	ExitDenied           = 77
+	ExitTimeout          = 124
+	ExitInterrupted      = 130
+)
+
+// ExitCode maps an error code to the process exit status.
+func (c Code) ExitCode() int {
+	switch c {
+	case "":
+		return ExitOK
+	case CodeUsage:
+		return ExitUsage
+	case CodeApprovalRequired:
+		return ExitApprovalRequired
+	case CodeDenied:
+		return ExitDenied
+	case CodeTimeout:
+		return ExitTimeout
+	case CodeInterrupted:
+		return ExitInterrupted
+	default:
+		return ExitFailure
+	}
+}
+
+// Error is a failure the caller can act on: a stable code, a message with
+// the facts, and a hint that names the next step.
+type Error struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint"`
+	// Exit overrides the exit status derived from Code (bash passes the
+	// command's own status through).
+	Exit int `json:"-"`
+}
+
+func (e *Error) Error() string {
+	if e.Hint == "" {
+		return fmt.Sprintf("%s: %s", e.Code, e.Message)
+	}
+	return fmt.Sprintf("%s: %s (%s)", e.Code, e.Message, e.Hint)
+}
+
+// ExitCode is the process exit status this error asks for.
+func (e *Error) ExitCode() int {
+	if e.Exit != 0 {
+		return e.Exit
+	}
+	return e.Code.ExitCode()
+}
+
+// Errorf builds an Error with a formatted message and no hint.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns e with its hint set, for chaining.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// AsError finds the typed Error in err's chain; anything else becomes
+// internal, with the original text kept for debugging.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		return te
+	}
+	return &Error{
+		Code:    CodeInternal,
+		Message: err.Error(),
+		Hint:    "this is a fault in mcode itself; please report it with the command that caused it",
+	}
+}

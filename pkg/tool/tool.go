@@ -1,0 +1,199 @@
+// Package tool is the contract in code: a tool's definition, the result
+// envelope, typed errors with stable codes, the registry and the output
+// budget. Every tool package builds a *Tool with New; cmd/ runs it.
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/config"
+)
+
+// Mode says whether calls of a tool may run side by side.
+type Mode string
+
+const (
+	Parallel   Mode = "parallel"
+	Sequential Mode = "sequential"
+)
+
+// Tier says whether a tool is listed by default or enabled on demand.
+type Tier string
+
+const (
+	Core      Tier = "core"
+	Extension Tier = "extension"
+)
+
+// Source says where a tool comes from.
+type Source string
+
+const (
+	Builtin    Source = "builtin"
+	Configured Source = "configured"
+)
+
+// Env is what a running tool may know about its caller.
+type Env struct {
+	Root     string // workspace root, absolute
+	DataDir  string // MCODE_HOME
+	UserHome string // $HOME, for ~ in paths
+	Config   *config.Config
+	Now      func() time.Time
+	// Stderr takes progress bars and warnings; StderrIsTerminal says
+	// whether a person is watching it.
+	Stderr           io.Writer
+	StderrIsTerminal bool
+}
+
+// Abs resolves a path the caller gave: ~ expands to the user's home, a
+// relative path joins the workspace root.
+func (e *Env) Abs(p string) string {
+	switch {
+	case p == "~" && e.UserHome != "":
+		return e.UserHome
+	case strings.HasPrefix(p, "~/") && e.UserHome != "":
+		return filepath.Join(e.UserHome, p[2:])
+	case !filepath.IsAbs(p):
+		return filepath.Join(e.Root, p)
+	}
+	return filepath.Clean(p)
+}
+
+// Spec declares a built-in tool. Description and Schema are text/template
+// sources rendered with Data, so limits written in them come from the
+// code's constants and cannot drift.
+type Spec struct {
+	Name        string
+	Mode        Mode
+	Tier        Tier
+	Timeout     time.Duration // default per-call limit; 0 means none
+	Description string
+	Schema      string
+	Data        any
+}
+
+// RunFunc runs a tool on its decoded, schema-checked parameters.
+type RunFunc[P any] func(ctx context.Context, env *Env, params P) (*Response, error)
+
+// Tool is one registered tool.
+type Tool struct {
+	Name    string
+	Mode    Mode
+	Tier    Tier
+	Source  Source
+	Timeout time.Duration
+
+	spec   Spec
+	params any // a zero value of the Params type, for Check
+	run    func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error)
+
+	once        sync.Once
+	description string
+	schema      json.RawMessage
+	validator   *validator
+	initErr     error
+}
+
+// New builds a built-in tool whose parameters decode into P.
+func New[P any](spec Spec, run RunFunc[P]) *Tool {
+	if spec.Tier == "" {
+		spec.Tier = Core
+	}
+	if spec.Mode == "" {
+		spec.Mode = Sequential
+	}
+	var zero P
+	return &Tool{
+		Name: spec.Name, Mode: spec.Mode, Tier: spec.Tier, Source: Builtin, Timeout: spec.Timeout,
+		spec:   spec,
+		params: zero,
+		run: func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
+			var p P
+			dec := json.NewDecoder(bytes.NewReader(args))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&p); err != nil {
+				return nil, &Error{Code: CodeUsage, Message: fmt.Sprintf("arguments for %s: %v", spec.Name, err)}
+			}
+			return run(ctx, env, p)
+		},
+	}
+}
+
+// init renders the templates and compiles the schema once, lazily, so
+// that start-up pays only for the tool actually called.
+func (t *Tool) init() error {
+	t.once.Do(func() {
+		t.description, t.initErr = render(t.Name+" description", t.spec.Description, t.spec.Data)
+		if t.initErr != nil {
+			return
+		}
+		var schema string
+		schema, t.initErr = render(t.Name+" schema", t.spec.Schema, t.spec.Data)
+		if t.initErr != nil {
+			return
+		}
+		t.schema = json.RawMessage(schema)
+		t.validator, t.initErr = compileSchema(t.Name, t.schema)
+	})
+	return t.initErr
+}
+
+func render(name, src string, data any) (string, error) {
+	tpl, err := template.New(name).Option("missingkey=error").Parse(src)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := tpl.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// Definition is what a model or a program sees of a tool.
+type Definition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	Mode        Mode            `json:"mode"`
+	Tier        Tier            `json:"tier"`
+	Source      Source          `json:"source"`
+}
+
+// Definition renders the tool's description and schema.
+func (t *Tool) Definition() (Definition, error) {
+	if err := t.init(); err != nil {
+		return Definition{}, err
+	}
+	return Definition{
+		Name: t.Name, Description: t.description, InputSchema: t.schema,
+		Mode: t.Mode, Tier: t.Tier, Source: t.Source,
+	}, nil
+}
+
+// Validate checks args against the tool's schema. A violation is a usage
+// error that names the field.
+func (t *Tool) Validate(args json.RawMessage) error {
+	if err := t.init(); err != nil {
+		return err
+	}
+	return t.validator.validate(args)
+}
+
+// Run validates args and runs the tool.
+func (t *Tool) Run(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
+	if err := t.Validate(args); err != nil {
+		return nil, err
+	}
+	return t.run(ctx, env, args)
+}

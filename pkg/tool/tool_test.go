@@ -1,0 +1,239 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type echoParams struct {
+	Path  string `json:"path"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+const echoSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "a path"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": {{.Max}}, "description": "at most {{.Max}}"}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`
+
+func echoTool(name string) *Tool {
+	return New(Spec{
+		Name: name, Mode: Parallel,
+		Description: "Echoes. Limit at most {{.Max}} lines.",
+		Schema:      echoSchema,
+		Data:        map[string]int{"Max": 2000},
+	}, func(ctx context.Context, env *Env, p echoParams) (*Response, error) {
+		return &Response{Output: p.Path, Result: p}, nil
+	})
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := map[Code]int{
+		"": 0, CodeUsage: 2, CodeApprovalRequired: 75, CodeDenied: 77,
+		CodeTimeout: 124, CodeInterrupted: 130, CodeNotFound: 1, CodeInternal: 1,
+	}
+	for code, want := range cases {
+		if got := code.ExitCode(); got != want {
+			t.Errorf("%q.ExitCode() = %d, want %d", code, got, want)
+		}
+	}
+	if got := (&Error{Code: CodeExitStatus, Exit: 42}).ExitCode(); got != 42 {
+		t.Errorf("explicit exit: got %d", got)
+	}
+}
+
+func TestAsErrorWrapsUntyped(t *testing.T) {
+	typed := Errorf(CodeNotFound, "no %s", "file")
+	if got := AsError(errors.Join(errors.New("ctx"), typed)); got != typed {
+		t.Errorf("typed error in chain not found: %v", got)
+	}
+	if got := AsError(errors.New("boom")); got.Code != CodeInternal || got.Message != "boom" {
+		t.Errorf("untyped error = %+v, want internal", got)
+	}
+	if AsError(nil) != nil {
+		t.Error("nil error should stay nil")
+	}
+}
+
+func TestEnvelopeKeysAlwaysPresent(t *testing.T) {
+	wantKeys := []string{"archived", "continuation", "duration_ms", "error", "ok", "output", "result", "tool", "truncated"}
+	for _, env := range []*Envelope{
+		NewEnvelope("x", &Response{Output: "hi", Result: 1}, nil),
+		NewEnvelope("x", nil, Errorf(CodeNotFound, "gone")),
+	} {
+		data, err := env.Marshal(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for k := range m {
+			keys = append(keys, k)
+		}
+		if diff := cmp.Diff(wantKeys, sortStrings(keys)); diff != "" {
+			t.Errorf("keys (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func TestEnvelopeNoHTMLEscapeAndIndent(t *testing.T) {
+	env := NewEnvelope("x", &Response{Output: "a < b && c > d"}, nil)
+	compact, _ := env.Marshal(false)
+	if !strings.Contains(string(compact), `"a < b && c > d"`) {
+		t.Errorf("HTML escaped: %s", compact)
+	}
+	if strings.Count(string(compact), "\n") != 1 {
+		t.Errorf("compact form should be one line: %q", compact)
+	}
+	indented, _ := env.Marshal(true)
+	if !strings.Contains(string(indented), "\n  \"ok\": true") {
+		t.Errorf("indented form: %s", indented)
+	}
+}
+
+func sortStrings(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}
+
+func TestRegistryDuplicate(t *testing.T) {
+	_, err := NewRegistry(echoTool("echo"), echoTool(" ECHO "))
+	if err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Fatalf("want duplicate error, got %v", err)
+	}
+	r, err := NewRegistry(echoTool("echo"), echoTool("other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Lookup(" Echo"); !ok {
+		t.Error("lookup should normalize names")
+	}
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	tl := echoTool("echo")
+	cases := []struct {
+		args string
+		want string // substring of the message; "" means valid
+	}{
+		{`{"path":"a"}`, ""},
+		{`{"path":"a","limit":5}`, ""},
+		{`{"path":5}`, `field "path": got integer 5, want string`},
+		{`{}`, `missing required field "path"`},
+		{`{"path":"a","limit":2001}`, `field "limit"`},
+		{`{"path":"a","bogus":1}`, `bogus`},
+		{`[1]`, `got an array, want an object`},
+		{`{"path":`, `not valid JSON`},
+	}
+	for _, c := range cases {
+		err := tl.Validate(json.RawMessage(c.args))
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: unexpected error %v", c.args, err)
+			}
+			continue
+		}
+		te := AsError(err)
+		if te == nil || te.Code != CodeUsage || !strings.Contains(te.Message, c.want) {
+			t.Errorf("%s: got %v, want usage error containing %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestDefinitionRendersConstants(t *testing.T) {
+	def, err := echoTool("echo").Definition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def.Description, "at most 2000 lines") {
+		t.Errorf("description not rendered: %q", def.Description)
+	}
+	if !strings.Contains(string(def.InputSchema), `"maximum": 2000`) {
+		t.Errorf("schema not rendered: %s", def.InputSchema)
+	}
+	if err := echoTool("echo").Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+func TestCheckCatchesDrift(t *testing.T) {
+	type drifted struct {
+		Path  string `json:"path"`
+		Extra bool   `json:"extra"`
+		Limit string `json:"limit"`
+	}
+	tl := New(Spec{Name: "d", Description: "d", Schema: echoSchema, Data: map[string]int{"Max": 1}},
+		func(ctx context.Context, env *Env, p drifted) (*Response, error) { return nil, nil })
+	err := tl.Check()
+	if err == nil {
+		t.Fatal("Check should fail")
+	}
+	for _, want := range []string{`field "extra"`, `property "limit" has type integer`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestProfilePermits(t *testing.T) {
+	tools := map[string]*Tool{}
+	for _, n := range []string{"read", "edit", "bash", "task_output"} {
+		tools[n] = echoTool(n)
+	}
+	cases := []struct {
+		p    Profile
+		tool string
+		ok   bool
+	}{
+		{Profile{}, "edit", true},
+		{Profile{Disabled: true}, "read", false},
+		{Profile{Allowed: []string{" READ ", "bash"}}, "read", true},
+		{Profile{Allowed: []string{"read"}}, "bash", false},
+		{Profile{Disallowed: []string{"Bash"}}, "bash", false},
+		{Profile{Role: RoleVerifier}, "edit", false},
+		{Profile{Role: RoleVerifier}, "bash", true},
+		{Profile{Role: RoleVerifier}, "task_output", true},
+		{Profile{Role: RoleExplore}, "task_output", false},
+		{Profile{Role: RoleWorker}, "edit", true},
+	}
+	for _, c := range cases {
+		err := c.p.Permits(tools[c.tool])
+		if (err == nil) != c.ok {
+			t.Errorf("%+v permits %s: got %v, want ok=%v", c.p, c.tool, err, c.ok)
+		}
+		if err != nil && err.Code != CodeDenied {
+			t.Errorf("refusal code = %s", err.Code)
+		}
+	}
+}
+
+func TestEnvAbs(t *testing.T) {
+	cases := map[string]string{
+		"a/b.go":    "/root/a/b.go",
+		"./a/../c":  "/root/c",
+		"/abs/x":    "/abs/x",
+		"~":         "/home/u",
+		"~/notes":   "/home/u/notes",
+		"~other/x":  "/root/~other/x",
+		"/a/b/../c": "/a/c",
+	}
+	for in, want := range cases {
+		if got := (&Env{Root: "/root", UserHome: "/home/u"}).Abs(in); got != want {
+			t.Errorf("Abs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs the test peers when it can,
+# checks hygiene (vet, gofmt, go mod tidy), runs every test with -race and
+# peers required, then a short fuzz run of each fuzz target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/peers.sh
+. scripts/peers.sh
+install_peers "${!MCODE_PEERS[@]}"
+
+export MCODE_REQUIRE_PEERS=${MCODE_REQUIRE_PEERS:-1}
+export CGO_ENABLED=${CGO_ENABLED:-1} # -race needs cgo; the shipped binary does not (see TestStaticBinary)
+
+echo "== go vet" >&2
+go vet ./...
+echo "== gofmt" >&2
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
+fi
+echo "== go mod tidy" >&2
+go mod tidy -diff
+echo "== go test -race" >&2
+go test -race -count=1 ./...
+
+# Fuzz each target briefly (FUZZTIME, default 10s each).
+fuzztime=${FUZZTIME:-10s}
+if [ "$fuzztime" != 0 ]; then
+  for pkg in $(go list ./...); do
+    dir=$(go list -f '{{.Dir}}' "$pkg")
+    for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
+      echo "== fuzz $pkg $target ($fuzztime)" >&2
+      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg"
+    done
+  done
+fi
+echo "all checks passed" >&2
