@@ -1,0 +1,81 @@
+//go:build unix
+
+package trash
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileID is what du uses to count a hard-linked file once.
+type fileID struct{ dev, ino uint64 }
+
+// diskBlocks is the space a file takes on disk in bytes (st_blocks × 512,
+// as du -B1 counts), its identity, and whether it has other links.
+func diskBlocks(info fs.FileInfo) (bytes int64, id fileID, linked bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return info.Size(), fileID{}, false
+	}
+	return int64(st.Blocks) * 512, fileID{uint64(st.Dev), uint64(st.Ino)}, st.Nlink > 1 && !info.IsDir()
+}
+
+// device is the file system a file lives on.
+func device(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev)
+	}
+	return 0
+}
+
+func inode(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
+
+// writable says whether the caller may write to path (access(2)), as rm
+// asks before removing a write-protected file.
+func writable(path string) bool {
+	return unix.Access(path, unix.W_OK) == nil
+}
+
+func getuid() int { return os.Getuid() }
+
+// isCrossDevice reports a rename that must become a copy.
+func isCrossDevice(err error) bool {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err == syscall.EXDEV
+	}
+	return err == syscall.EXDEV
+}
+
+func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }
+
+func accessTime(info fs.FileInfo) time.Time {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Atim.Unix())
+	}
+	return info.ModTime()
+}
+
+// preserveOwner keeps uid and gid where the caller may (root); elsewhere
+// the copy belongs to the caller, which the spec accepts.
+func preserveOwner(path string, info fs.FileInfo, link bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || os.Geteuid() != 0 {
+		return
+	}
+	if link {
+		_ = os.Lchown(path, int(st.Uid), int(st.Gid))
+		return
+	}
+	_ = os.Chown(path, int(st.Uid), int(st.Gid))
+}
