@@ -101,15 +101,11 @@ func ParseInfo(data []byte, loc *time.Location) (Info, error) {
 
 // parseDate reads DeletionDate: the spec's form, the compact form of the
 // spec's own example, and either with a zone or fraction that some writers
-// add. Anything else is the zero time.
+// add (a fraction of a second is read by every layout). Anything else is
+// the zero time.
 func parseDate(s string, loc *time.Location) time.Time {
 	for _, layout := range []string{DateLayout, "20060102T15:04:05", time.RFC3339Nano} {
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t
-		}
-	}
-	if i := strings.IndexByte(s, '.'); i > 0 {
-		if t, err := time.ParseInLocation(DateLayout, s[:i], loc); err == nil {
 			return t
 		}
 	}

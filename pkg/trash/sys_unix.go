@@ -79,3 +79,11 @@ func preserveOwner(path string, info fs.FileInfo, link bool) {
 	}
 	_ = os.Chown(path, int(st.Uid), int(st.Gid))
 }
+
+// owner is a file's uid (-1 when unknown).
+func owner(info fs.FileInfo) int {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}

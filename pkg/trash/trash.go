@@ -338,23 +338,29 @@ func mountTop(dir string) (string, error) {
 func (c *Can) topTrashDirs(top string, create bool) []Dir {
 	var dirs []Dir
 	uid := strconv.Itoa(c.UID)
+	usable := func(p string) bool {
+		if create && os.Mkdir(p, dirMode) == nil {
+			return true
+		}
+		return c.ownDir(p)
+	}
 	shared := filepath.Join(top, ".Trash")
 	if info, err := os.Lstat(shared); err == nil && info.IsDir() && info.Mode()&fs.ModeSticky != 0 {
-		p := filepath.Join(shared, uid)
-		if ok := exists(p) || create && os.Mkdir(p, dirMode) == nil; ok {
+		if p := filepath.Join(shared, uid); usable(p) {
 			dirs = append(dirs, Dir{Path: p, Top: top})
 		}
 	}
-	p := filepath.Join(top, ".Trash-"+uid)
-	if ok := exists(p) || create && os.Mkdir(p, dirMode) == nil; ok {
+	if p := filepath.Join(top, ".Trash-"+uid); usable(p) {
 		dirs = append(dirs, Dir{Path: p, Top: top})
 	}
 	return dirs
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
+// ownDir says whether p is a real directory (not a symlink) of this user:
+// a trash directory someone else planted would hand them what we trash.
+func (c *Can) ownDir(p string) bool {
+	info, err := os.Lstat(p)
+	return err == nil && info.IsDir() && owner(info) == c.UID
 }
 
 // Dirs lists the trash directories to read: the home trash, then those of
