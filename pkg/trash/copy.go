@@ -45,7 +45,7 @@ func copyTree(ctx context.Context, src, dst string) error {
 			return err
 		}
 		preserveOwner(dst, info, true)
-		return nil
+		return lchtimes(dst, accessTime(info), info.ModTime())
 	case mode.IsRegular():
 		if err := copyFile(src, dst); err != nil {
 			return err

@@ -136,6 +136,9 @@ func diskUsage(ctx context.Context, path string) (usage, error) {
 		if err != nil {
 			return nil
 		}
+		if p != path {
+			u.Entries++
+		}
 		n, id, linked := diskBlocks(info)
 		if linked {
 			if seen[id] {
@@ -144,9 +147,6 @@ func diskUsage(ctx context.Context, path string) (usage, error) {
 			seen[id] = true
 		}
 		u.Bytes += n
-		if p != path {
-			u.Entries++
-		}
 		return nil
 	})
 	return u, err

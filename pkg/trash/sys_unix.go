@@ -87,3 +87,9 @@ func owner(info fs.FileInfo) int {
 	}
 	return -1
 }
+
+// lchtimes sets a symlink's own times (os.Chtimes would follow it).
+func lchtimes(path string, atime, mtime time.Time) error {
+	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
+	return unix.UtimesNanoAt(unix.AT_FDCWD, path, ts, unix.AT_SYMLINK_NOFOLLOW)
+}

@@ -458,24 +458,36 @@ func restoreError(e *Entry, dest string, err error) error {
 	return &tool.Error{Code: code, Message: fmt.Sprintf("restoring %s to %s: %s", e.ID, DisplayPath(dest), strerror(err)), Hint: hint}
 }
 
-// Find picks the entry a target names: an id first, then an original
-// path (absolutized by abs; the display form with \xHH works too), the
-// newest when several entries share it (the others are returned).
+// Find picks the entry a target names: an id, or an original path
+// (absolutized by abs; the display form with \xHH works too), the newest
+// when several entries share it (the others are returned). A target that
+// is one entry's id and another's path is ambiguous: an error names both.
 func Find(entries []*Entry, target string, abs func(string) string) (*Entry, []*Entry, error) {
+	var byID *Entry
 	for _, e := range entries {
 		if e.ID == target || UnescapeID(target) == e.name && e.dir.Home {
-			return e, nil, nil
+			byID = e
+			break
 		}
 	}
 	path := filepath.Clean(abs(target))
-	var match []*Entry
+	var byPath []*Entry
 	for _, e := range entries { // newest first
 		if e.original == path || e.OriginalPath == path {
-			match = append(match, e)
+			byPath = append(byPath, e)
 		}
 	}
-	if len(match) > 0 {
-		return match[0], match[1:], nil
+	switch {
+	case byID != nil && (len(byPath) == 0 || byPath[0] == byID):
+		return byID, dropEntry(byPath, byID), nil
+	case byID != nil:
+		return nil, nil, &tool.Error{Code: tool.CodeNotUnique,
+			Message: fmt.Sprintf("%s is the id of an entry trashed %s from %s, and the path of %d entr%s, the newest trashed %s (id %s)",
+				lineSafe(target), byID.DeletedAt, lineSafe(byID.OriginalPath), len(byPath),
+				map[bool]string{true: "y", false: "ies"}[len(byPath) == 1], byPath[0].DeletedAt, lineSafe(byPath[0].ID)),
+			Hint: fmt.Sprintf("pass the id: %s for the first, %s for the second", lineSafe(byID.ID), lineSafe(byPath[0].ID))}
+	case len(byPath) > 0:
+		return byPath[0], byPath[1:], nil
 	}
 	terr := &tool.Error{Code: tool.CodeNotFound,
 		Message: fmt.Sprintf("nothing in the trash has id or original path %s", lineSafe(target))}
