@@ -254,8 +254,9 @@ func RunRm(ctx context.Context, f *Factory, args []string) int {
 	parsed, err := parseRmArgs(args, utf8Locale)
 	var ue *rmUsageError
 	if errors.As(err, &ue) {
-		for _, l := range ue.lines {
-			errf("%s", l)
+		errf("%s", ue.lines[0])
+		for _, l := range ue.lines[1:] {
+			fmt.Fprintln(f.IO.ErrOut, l)
 		}
 		fmt.Fprintln(f.IO.ErrOut, "Try 'rm --help' for more information.")
 		return 1

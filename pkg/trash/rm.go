@@ -174,7 +174,7 @@ func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResul
 			fmt.Sprintf("refusing to remove %s or %s directory: skipping %s", opts.Quote("."), opts.Quote(".."), q))
 	}
 	if err != nil {
-		if opts.Force && errors.Is(err, fs.ErrNotExist) {
+		if opts.Force && nonexistent(err) {
 			res.Skipped = true
 			return res
 		}
@@ -391,6 +391,13 @@ func verboseLines(ctx context.Context, op, path string, info fs.FileInfo, quote 
 		lines = append(lines, "removed directory "+quote(op))
 	}
 	return lines
+}
+
+// nonexistent is GNU rm's nonexistent_file_errno: the errors -f is
+// silent about (a path through a file, "file/", is as missing as any).
+func nonexistent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) ||
+		errors.Is(err, syscall.EILSEQ) || errors.Is(err, syscall.EINVAL)
 }
 
 func isDotOrDotDot(op string) bool {
