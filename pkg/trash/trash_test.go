@@ -220,7 +220,9 @@ func TestRoundTripTreeWithModesAndTimes(t *testing.T) {
 	if err := os.Chmod(filepath.Join(tree, "sub", "deep"), 0o555); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error { os.Chmod(p, 0o755); return nil }) })
+	t.Cleanup(func() {
+		filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error { os.Chmod(p, 0o755); return nil })
+	})
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, p := range []string{"run.sh", "sub/deep/x.go", "sub/deep", "sub", ""} {
 		if err := os.Chtimes(filepath.Join(tree, p), old, old); err != nil {
