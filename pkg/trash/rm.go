@@ -71,8 +71,9 @@ type RmResult struct {
 	// Entries are set instead when rm -r LINK/ emptied the directory a
 	// symlink points to (GNU's behaviour), one per child.
 	Entries []*Entry `json:"entries,omitempty"`
-	// Skipped: the person answered no, or -f met a missing operand.
-	Skipped bool `json:"skipped,omitempty"`
+	// Skipped says why nothing happened without an error: "missing"
+	// (-f met a path that does not exist) or "declined" (answered no).
+	Skipped string `json:"skipped,omitempty"`
 	// Verbose are rm -v's lines for this operand.
 	Verbose []string `json:"-"`
 	Err     *RmError `json:"error,omitempty"`
@@ -153,7 +154,7 @@ func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResul
 	}
 	if op == "" {
 		if opts.Force {
-			res.Skipped = true
+			res.Skipped = "missing"
 			return res
 		}
 		return cannot(syscall.ENOENT)
@@ -175,7 +176,7 @@ func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResul
 	}
 	if err != nil {
 		if opts.Force && nonexistent(err) {
-			res.Skipped = true
+			res.Skipped = "missing"
 			return res
 		}
 		r := cannot(err)
@@ -214,7 +215,7 @@ func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResul
 		return fail(tool.CodeUsage, "run it from a terminal to answer, or drop -i/-I",
 			fmt.Sprintf("cannot ask whether to remove %s: %v; nothing removed", q, err))
 	} else if !ok {
-		res.Skipped = true
+		res.Skipped = "declined"
 		return res
 	}
 	if opts.Verbose {

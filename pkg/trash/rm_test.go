@@ -197,7 +197,7 @@ func TestRmPrompts(t *testing.T) {
 	if diff := cmp.Diff(want, asked); diff != "" {
 		t.Errorf("questions (-want +got):\n%s", diff)
 	}
-	if results[0].Entry == nil || !results[1].Skipped || results[1].Entry != nil || results[2].Entry == nil {
+	if results[0].Entry == nil || results[1].Skipped != "declined" || results[1].Entry != nil || results[2].Entry == nil {
 		t.Errorf("results = %+v", results)
 	}
 
@@ -242,7 +242,7 @@ func TestRmAsksAboutWriteProtectedFiles(t *testing.T) {
 	var asked []string
 	ask := func(q string) (bool, error) { asked = append(asked, q); return false, nil }
 	results, _ := c.Rm(ctx, RmOptions{Ask: ask}, work, []string{"ro"})
-	if len(asked) != 1 || asked[0] != "remove write-protected regular file 'ro'? " || !results[0].Skipped {
+	if len(asked) != 1 || asked[0] != "remove write-protected regular file 'ro'? " || results[0].Skipped != "declined" {
 		t.Errorf("asked %q, %+v", asked, results)
 	}
 	// Without a terminal rm goes ahead, as GNU rm does.

@@ -149,6 +149,12 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 			res.Trashed++
 			fmt.Fprintf(&b, "trashed %s (%s) as id %s\n", QuoteRm(r.Operand, true), describe(e), e.ID)
 		}
+		switch r.Skipped {
+		case "missing":
+			fmt.Fprintf(&b, "nothing to remove at %s (force)\n", QuoteRm(r.Operand, true))
+		case "declined":
+			fmt.Fprintf(&b, "kept %s (answered no)\n", QuoteRm(r.Operand, true))
+		}
 		if r.Err != nil {
 			res.Failed++
 			if firstErr == nil {
