@@ -105,6 +105,9 @@ type Entry struct {
 	dir      Dir
 	original string // exact bytes
 	deleted  time.Time
+	// written is the .trashinfo's mtime: it orders entries whose
+	// DeletionDate (whole seconds) is the same.
+	written time.Time
 }
 
 // Original is the exact original path (any bytes).
@@ -438,6 +441,9 @@ func (c *Can) List(ctx context.Context, opts ListOptions) ([]*Entry, []Problem, 
 		if c := b.deleted.Compare(a.deleted); c != 0 {
 			return c
 		}
+		if c := b.written.Compare(a.written); c != 0 {
+			return c
+		}
 		return strings.Compare(a.ID, b.ID)
 	})
 	return all, problems, nil
@@ -458,6 +464,10 @@ func (c *Can) listDir(ctx context.Context, d Dir, sizes bool) ([]*Entry, []Probl
 	named := map[string]bool{}
 	var cache map[string]dirSize
 	cacheDirty := false
+	if sizes {
+		data, _ := os.ReadFile(filepath.Join(d.Path, sizesFile))
+		cache = parseDirSizes(data)
+	}
 	for _, de := range infos {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -479,6 +489,9 @@ func (c *Can) listDir(ctx context.Context, d Dir, sizes bool) ([]*Entry, []Probl
 			orig = filepath.Join(d.Top, orig)
 		}
 		e := newEntry(d, name, filepath.Clean(orig), info.Deleted)
+		if st, err := de.Info(); err == nil {
+			e.written = st.ModTime()
+		}
 		st, err := os.Lstat(d.files(name))
 		switch {
 		case err != nil:
@@ -486,14 +499,7 @@ func (c *Can) listDir(ctx context.Context, d Dir, sizes bool) ([]*Entry, []Probl
 		case st.IsDir():
 			e.Kind, e.Size = "directory", 0
 			if sizes {
-				if cache == nil {
-					data, _ := os.ReadFile(filepath.Join(d.Path, sizesFile))
-					cache = parseDirSizes(data)
-				}
-				var mtime int64
-				if ist, err := os.Stat(infoPath); err == nil {
-					mtime = ist.ModTime().Unix()
-				}
+				mtime := e.written.Unix()
 				if cached, ok := cache[name]; ok && cached.Mtime == mtime {
 					e.Size = cached.Size
 				} else if u, err := diskUsage(ctx, d.files(name)); err == nil {
@@ -517,7 +523,7 @@ func (c *Can) listDir(ctx context.Context, d Dir, sizes bool) ([]*Entry, []Probl
 			})
 		}
 	}
-	if cache != nil {
+	if sizes {
 		for n := range cache {
 			if st, err := os.Lstat(d.files(n)); err != nil || !st.IsDir() || !named[n] {
 				delete(cache, n)
