@@ -265,15 +265,18 @@ func (c *Can) refuse(opts RmOptions, op, q, real string, isDir bool) *RmError {
 			Lines: []string{fmt.Sprintf("refusing to remove %s: it is the root directory", q)}}
 	}
 	if isDir {
-		for _, p := range opts.Protected {
-			for _, candidate := range resolvedForms(p.Path) {
-				switch {
-				case real == candidate:
-					return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
-						Lines: []string{fmt.Sprintf("refusing to remove %s: it is %s", q, p.What)}}
-				case strings.HasPrefix(candidate, real+"/"):
-					return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
-						Lines: []string{fmt.Sprintf("refusing to remove %s: it holds %s (%s)", q, p.What, DisplayPath(p.Path))}}
+		// "It is X" says more than "it holds X": look for it first.
+		for _, ancestor := range []bool{false, true} {
+			for _, p := range opts.Protected {
+				for _, candidate := range resolvedForms(p.Path) {
+					switch {
+					case !ancestor && real == candidate:
+						return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
+							Lines: []string{fmt.Sprintf("refusing to remove %s: it is %s", q, p.What)}}
+					case ancestor && strings.HasPrefix(candidate, real+"/"):
+						return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
+							Lines: []string{fmt.Sprintf("refusing to remove %s: it holds %s (%s)", q, p.What, DisplayPath(p.Path))}}
+					}
 				}
 			}
 		}
