@@ -62,30 +62,40 @@ func CreateUnique(dir, prefix, suffix string, data []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	for attempt := 0; attempt < 16; attempt++ {
-		final := filepath.Join(dir, prefix+RandomHex(4)+suffix)
-		err := WriteFileExclusive(final, data, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		return final, nil
+	tries := 0
+	name, err := WriteFileFirstFree(dir, data, 0o644, func() (string, bool) {
+		tries++
+		return prefix + RandomHex(4) + suffix, tries <= 16
+	})
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("no free name in %s", dir)
 	}
-	return "", fmt.Errorf("no free name in %s", dir)
+	return filepath.Join(dir, name), err
 }
 
 // WriteFileExclusive creates path with data and perm (before umask), failing
 // with an error that matches fs.ErrExist when the name is taken: the name is
 // reserved the way O_EXCL would, and a reader never sees half the data.
-// It writes a temp file and hard-links it to path (link(2) never replaces a
-// name); where the file system has no hard links it falls back to O_EXCL.
 func WriteFileExclusive(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
+	first := true
+	_, err := WriteFileFirstFree(filepath.Dir(path), data, perm, func() (string, bool) {
+		ok := first
+		first = false
+		return filepath.Base(path), ok
+	})
+	return err
+}
+
+// WriteFileFirstFree writes data once to a temp file in dir, then gives it
+// the first name from next that is free, and returns that name; when next
+// runs out (ok false) the error matches fs.ErrExist. A name is taken with
+// link(2), which never replaces one, so it is reserved as O_EXCL would and
+// appears with all its data; where the file system has no hard links it
+// falls back to O_EXCL and a write.
+func WriteFileFirstFree(dir string, data []byte, perm fs.FileMode, next func() (name string, ok bool)) (string, error) {
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(data)
@@ -99,16 +109,31 @@ func WriteFileExclusive(path string, data []byte, perm fs.FileMode) error {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
-	err = os.Link(tmp.Name(), path)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		if err == nil {
-			syncDir(dir)
+	for {
+		name, ok := next()
+		if !ok {
+			return "", fmt.Errorf("%s: %w", dir, fs.ErrExist)
 		}
-		return err
+		path := filepath.Join(dir, name)
+		err := os.Link(tmp.Name(), path)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			err = writeExcl(path, data, perm)
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			if err != nil {
+				return "", err
+			}
+			return name, nil
+		}
+		syncDir(dir)
+		return name, nil
 	}
-	return writeExcl(path, data, perm)
 }
 
 // writeExcl is WriteFileExclusive for file systems without hard links

@@ -134,3 +134,36 @@ func TestWriteFileExclusiveRacers(t *testing.T) {
 		t.Errorf("%d writers won the name, want exactly 1", won)
 	}
 }
+
+func TestWriteFileFirstFreeWritesOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a", "a_1"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("taken"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"a", "a_1", "a_2", "a_3"}
+	i := 0
+	got, err := WriteFileFirstFree(dir, []byte("mine"), 0o600, func() (string, bool) {
+		i++
+		return names[i-1], i <= len(names)
+	})
+	if err != nil || got != "a_2" {
+		t.Fatalf("got %q, %v; want a_2", got, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a_2")); string(data) != "mine" {
+		t.Errorf("a_2 = %q", data)
+	}
+	for _, n := range []string{"a", "a_1"} {
+		if data, _ := os.ReadFile(filepath.Join(dir, n)); string(data) != "taken" {
+			t.Errorf("%s was replaced: %q", n, data)
+		}
+	}
+	_, err = WriteFileFirstFree(dir, nil, 0o600, func() (string, bool) { return "a", false })
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("no names left: %v, want fs.ErrExist", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("temp files left: %v", entries)
+	}
+}
