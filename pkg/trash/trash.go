@@ -27,6 +27,9 @@ const (
 	maxInfoBytes = 64 << 10
 	// dirMode is the mode of trash directories the spec has us create.
 	dirMode = 0o700
+	// maxNameTries bounds the names tried for one entry: base, base_1 …
+	// base_99, then random suffixes.
+	maxNameTries = 200
 )
 
 // Can is every trash directory one user has: the home trash, and the
@@ -270,22 +273,22 @@ func reserve(d Dir, base, pathValue string, now time.Time) (string, error) {
 			return "", err
 		}
 	}
-	content := FormatInfo(pathValue, now)
-	for i := 0; i < 200; i++ {
-		name := candidateName(base, i)
-		if _, err := os.Lstat(d.files(name)); !errors.Is(err, fs.ErrNotExist) {
-			continue // an orphan (or a racing writer) holds the name in files/
+	i := 0
+	infoName, err := fsutil.WriteFileFirstFree(filepath.Join(d.Path, "info"), FormatInfo(pathValue, now), 0o600, func() (string, bool) {
+		for ; i < maxNameTries; i++ {
+			name := candidateName(base, i)
+			// An orphan (or a racing writer) may hold the name in files/.
+			if _, err := os.Lstat(d.files(name)); errors.Is(err, fs.ErrNotExist) {
+				i++
+				return name + InfoSuffix, true
+			}
 		}
-		err := fsutil.WriteFileExclusive(d.info(name), content, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		return name, nil
+		return "", false
+	})
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("no free name for %s in %s", base, d.Path)
 	}
-	return "", fmt.Errorf("no free name for %s in %s", base, d.Path)
+	return strings.TrimSuffix(infoName, InfoSuffix), err
 }
 
 func candidateName(base string, i int) string {
