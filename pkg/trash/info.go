@@ -29,8 +29,10 @@ type Info struct {
 	Deleted time.Time
 }
 
-// FormatInfo renders a .trashinfo file.
+// FormatInfo renders a .trashinfo file; the date is written in local
+// time, as the spec says and other implementations read it.
 func FormatInfo(path string, deleted time.Time) []byte {
+	deleted = deleted.Local()
 	var b bytes.Buffer
 	b.WriteString(infoGroup + "\nPath=")
 	b.WriteString(EscapePath(path))

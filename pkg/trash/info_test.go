@@ -51,8 +51,8 @@ func TestUnescapePathKeepsBadEscapes(t *testing.T) {
 }
 
 func TestFormatInfo(t *testing.T) {
-	at := time.Date(2026, 11, 29, 8, 30, 5, 0, utc)
-	got := string(FormatInfo("/home/u/my notes\n.txt", at))
+	at := time.Date(2026, 11, 29, 8, 30, 5, 0, time.Local)
+	got := string(FormatInfo("/home/u/my notes\n.txt", at.UTC()))
 	want := "[Trash Info]\nPath=/home/u/my%20notes%0A.txt\nDeletionDate=2026-11-29T08:30:05\n"
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)

@@ -130,7 +130,7 @@ func newEntry(d Dir, name, original string, deleted time.Time) *Entry {
 	}
 	e.OriginalPath = DisplayPath(original)
 	if !deleted.IsZero() {
-		e.DeletedAt = deleted.Format(DateLayout)
+		e.DeletedAt = deleted.Local().Format(DateLayout)
 	}
 	return e
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,10 +26,13 @@ func testCan(t *testing.T) (*Can, string) {
 	t.Helper()
 	base := t.TempDir()
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.Local)
+	var mu sync.Mutex
 	c := &Can{
 		Home: filepath.Join(base, "data", "Trash"),
 		UID:  os.Getuid(),
 		Now: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
 			now = now.Add(time.Second)
 			return now
 		},
@@ -759,5 +763,36 @@ func TestDirsListsTopDirTrashesOnce(t *testing.T) {
 	want = []string{c.Home, filepath.Join(top, ".Trash", uid), filepath.Join(top, ".Trash-"+uid)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("with a sticky .Trash (-want +got):\n%s", diff)
+	}
+}
+
+func TestConcurrentPutsOfTheSameName(t *testing.T) {
+	c, work := testCan(t)
+	const n = 8
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		dir := filepath.Join(work, itoa(int64(i)))
+		write(t, filepath.Join(dir, "same.txt"), itoa(int64(i)), 0o644)
+		go func() {
+			_, err := c.Put(ctx, filepath.Join(dir, "same.txt"))
+			errs <- err
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := mustList(t, c, ListOptions{})
+	seen := map[string]bool{}
+	for _, e := range entries {
+		data, err := os.ReadFile(e.TrashedPath())
+		if err != nil || seen[string(data)] {
+			t.Errorf("%s: %q, %v (duplicate or lost)", e.ID, data, err)
+		}
+		seen[string(data)] = true
+	}
+	if len(entries) != n {
+		t.Errorf("%d entries for %d puts", len(entries), n)
 	}
 }
