@@ -17,7 +17,7 @@ func QuoteRm(name string, utf8Locale bool) string {
 		return out
 	}
 	if compat {
-		return quoteC(name, utf8Locale)
+		return quoteC(name)
 	}
 	// gnulib writes the string a second time once it has seen a single
 	// quote, starting from the escape state the first pass ended in; this
@@ -135,7 +135,7 @@ func quotePass(s string, utf8Locale, pending bool) (out string, pendingEnd, sing
 // quoteC is gnulib's c_quoting_style for the strings QuoteRm sends to it:
 // every character is printable and none needs a backslash but '"', so
 // only that and '\' are escaped.
-func quoteC(s string, _ bool) string {
+func quoteC(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {

@@ -200,13 +200,13 @@ func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResul
 				fmt.Sprintf("refusing to remove %s or %s directory: skipping %s", opts.Quote("."), opts.Quote(".."), q))
 		}
 	}
-	real := filepath.Clean(abs)
+	resolved := filepath.Clean(abs)
 	if r, err := filepath.EvalSymlinks(statPath); err == nil && (info.IsDir() || trailing) {
-		real = r
+		resolved = r
 	} else if parent, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(abs))); err == nil {
-		real = filepath.Join(parent, filepath.Base(abs))
+		resolved = filepath.Join(parent, filepath.Base(abs))
 	}
-	if refusal := c.refuse(opts, op, q, real, info.IsDir()); refusal != nil {
+	if refusal := c.refuse(opts, op, q, resolved, info.IsDir()); refusal != nil {
 		res.Err = refusal
 		return res
 	}
@@ -224,12 +224,12 @@ func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResul
 	if linkDir {
 		// GNU rm -r LINK/ removes what the linked directory holds, then
 		// fails on the link itself; the trash does the same, child by child.
-		children, err := os.ReadDir(real)
+		children, err := os.ReadDir(resolved)
 		if err != nil {
 			return cannot(err)
 		}
 		for _, ch := range children {
-			e, err := c.Put(ctx, filepath.Join(real, ch.Name()))
+			e, err := c.Put(ctx, filepath.Join(resolved, ch.Name()))
 			if err != nil {
 				return cannot(err)
 			}
@@ -251,8 +251,8 @@ func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResul
 
 // refuse returns the refusal for a path that is /, a protected directory
 // or an ancestor of one, or part of the trash; nil when rm may go on.
-func (c *Can) refuse(opts RmOptions, op, q, real string, isDir bool) *RmError {
-	if real == "/" {
+func (c *Can) refuse(opts RmOptions, op, q, path string, isDir bool) *RmError {
+	if path == "/" {
 		if opts.Recursive && !opts.NoPreserveRoot {
 			first := fmt.Sprintf("it is dangerous to operate recursively on %s", q)
 			if op != "/" {
@@ -270,10 +270,10 @@ func (c *Can) refuse(opts RmOptions, op, q, real string, isDir bool) *RmError {
 			for _, p := range opts.Protected {
 				for _, candidate := range resolvedForms(p.Path) {
 					switch {
-					case !ancestor && real == candidate:
+					case !ancestor && path == candidate:
 						return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
 							Lines: []string{fmt.Sprintf("refusing to remove %s: it is %s", q, p.What)}}
-					case ancestor && strings.HasPrefix(candidate, real+"/"):
+					case ancestor && strings.HasPrefix(candidate, path+"/"):
 						return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
 							Lines: []string{fmt.Sprintf("refusing to remove %s: it holds %s (%s)", q, p.What, DisplayPath(p.Path))}}
 					}
@@ -282,16 +282,16 @@ func (c *Can) refuse(opts RmOptions, op, q, real string, isDir bool) *RmError {
 		}
 	}
 	for _, t := range resolvedForms(c.Home) {
-		if real == t || strings.HasPrefix(t, real+"/") {
+		if path == t || strings.HasPrefix(t, path+"/") {
 			return &RmError{Code: tool.CodeDenied, Hint: "`mcode trash empty` erases the trash; name what to remove beside it",
 				Lines: []string{fmt.Sprintf("refusing to remove %s: it holds the trash (%s)", q, DisplayPath(c.Home))}}
 		}
-		if strings.HasPrefix(real, t+"/") {
+		if strings.HasPrefix(path, t+"/") {
 			return inTrash(q)
 		}
 	}
 	uid := strconv.Itoa(c.UID)
-	if strings.Contains(real+"/", "/.Trash-"+uid+"/") || strings.Contains(real+"/", "/.Trash/"+uid+"/") {
+	if strings.Contains(path+"/", "/.Trash-"+uid+"/") || strings.Contains(path+"/", "/.Trash/"+uid+"/") {
 		return inTrash(q)
 	}
 	return nil

@@ -49,13 +49,7 @@ func writable(path string) bool {
 func getuid() int { return os.Getuid() }
 
 // isCrossDevice reports a rename that must become a copy.
-func isCrossDevice(err error) bool {
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err == syscall.EXDEV
-	}
-	return err == syscall.EXDEV
-}
+func isCrossDevice(err error) bool { return errors.Is(err, syscall.EXDEV) }
 
 func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }
 

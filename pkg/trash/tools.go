@@ -420,15 +420,25 @@ func RestoreTool() *tool.Tool {
 				fmt.Fprintf(&b, "  what was there is in the trash as id %s\n", lineSafe(replaced.ID))
 			}
 			if len(older) > 0 {
-				fmt.Fprintf(&b, "  %d older entr%s from the same path stay%s in the trash (ids: %s)\n",
-					len(older), map[bool]string{true: "y", false: "ies"}[len(older) == 1],
-					map[bool]string{true: "s", false: ""}[len(older) == 1], joinIDs(older))
+				fmt.Fprintf(&b, "  %s from the same path left in the trash (ids: %s)\n", countEntries(len(older), "older"), joinIDs(older))
 			}
 			entries = dropEntry(entries, e)
 		}
 		resp.Output = b.String()
 		return resp, nil
 	})
+}
+
+// countEntries counts entries in words: "1 entry", "3 older entries".
+func countEntries(n int, adjective string) string {
+	noun := "entries"
+	if n == 1 {
+		noun = "entry"
+	}
+	if adjective != "" {
+		noun = adjective + " " + noun
+	}
+	return strconv.Itoa(n) + " " + noun
 }
 
 func joinIDs(es []*Entry) string {
@@ -488,9 +498,9 @@ func Find(entries []*Entry, target string, abs func(string) string) (*Entry, []*
 		return byID, dropEntry(byPath, byID), nil
 	case byID != nil:
 		return nil, nil, &tool.Error{Code: tool.CodeNotUnique,
-			Message: fmt.Sprintf("%s is the id of an entry trashed %s from %s, and the path of %d entr%s, the newest trashed %s (id %s)",
-				lineSafe(target), byID.DeletedAt, lineSafe(byID.OriginalPath), len(byPath),
-				map[bool]string{true: "y", false: "ies"}[len(byPath) == 1], byPath[0].DeletedAt, lineSafe(byPath[0].ID)),
+			Message: fmt.Sprintf("%s is the id of an entry trashed %s from %s, and the path of %s, the newest trashed %s (id %s)",
+				lineSafe(target), byID.DeletedAt, lineSafe(byID.OriginalPath), countEntries(len(byPath), ""),
+				byPath[0].DeletedAt, lineSafe(byPath[0].ID)),
 			Hint: fmt.Sprintf("pass the id: %s for the first, %s for the second", lineSafe(byID.ID), lineSafe(byPath[0].ID))}
 	case len(byPath) > 0:
 		return byPath[0], byPath[1:], nil
@@ -588,7 +598,7 @@ func EmptyTool() *tool.Tool {
 		if err == nil && p.All && p.OlderThan == "" && p.Path == "" {
 			res.OrphansErased, err = can.EraseOrphans(problems)
 		}
-		out := fmt.Sprintf("erased %d entr%s (%s)", res.Erased, map[bool]string{true: "y", false: "ies"}[res.Erased == 1], HumanBytes(freed))
+		out := fmt.Sprintf("erased %s (%s)", countEntries(res.Erased, ""), HumanBytes(freed))
 		if res.OrphansErased > 0 {
 			out += fmt.Sprintf(" and %d orphan%s", res.OrphansErased, plural(res.OrphansErased))
 		}
