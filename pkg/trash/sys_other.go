@@ -18,9 +18,10 @@ func getuid() int                                       { return 0 }
 func isCrossDevice(err error) bool                      { return false }
 
 func mkfifo(path string) error                               { return errors.New("fifos are not supported here") }
-func accessTime(info fs.FileInfo) time.Time                  { return info.ModTime() }
 func preserveOwner(path string, info fs.FileInfo, link bool) {}
 
 func owner(info fs.FileInfo) int { return 0 }
 
 func lchtimes(path string, atime, mtime time.Time) error { return nil }
+
+func canRemove(path string) error { return nil }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -53,13 +54,6 @@ func isCrossDevice(err error) bool { return errors.Is(err, syscall.EXDEV) }
 
 func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }
 
-func accessTime(info fs.FileInfo) time.Time {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Atim.Unix())
-	}
-	return info.ModTime()
-}
-
 // preserveOwner keeps uid and gid where the caller may (root); elsewhere
 // the copy belongs to the caller, which the spec accepts.
 func preserveOwner(path string, info fs.FileInfo, link bool) {
@@ -86,4 +80,13 @@ func owner(info fs.FileInfo) int {
 func lchtimes(path string, atime, mtime time.Time) error {
 	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
 	return unix.UtimesNanoAt(unix.AT_FDCWD, path, ts, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// canRemove says whether the caller may unlink path: write and search
+// permission on its folder, on a file system mounted read-write.
+func canRemove(path string) error {
+	if err := unix.Access(filepath.Dir(path), unix.W_OK|unix.X_OK); err != nil {
+		return &os.PathError{Op: "remove", Path: path, Err: err}
+	}
+	return nil
 }

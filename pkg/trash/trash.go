@@ -247,6 +247,11 @@ func (c *Can) moveInto(d Dir, orig, pathValue string, now time.Time) (*Entry, er
 // and times kept), then remove orig. A failed copy leaves orig untouched
 // and nothing in the trash.
 func (c *Can) copyInto(ctx context.Context, d Dir, orig string, now time.Time) (*Entry, error) {
+	// Copying is only worth it if the original can then be removed: ask
+	// first, as rm would fail (read-only file system, no write permission).
+	if err := canRemove(orig); err != nil {
+		return nil, err
+	}
 	name, err := reserve(d, filepath.Base(orig), orig, now)
 	if err != nil {
 		return nil, err
