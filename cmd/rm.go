@@ -33,7 +33,7 @@ path gets an id for "mcode trash restore".`,
 				return err
 			}
 			if len(args) > 0 {
-				opts.Args["paths"] = args
+				opts.Args["paths"] = jsonSafe(args)
 			}
 			if upperR {
 				opts.Args["recursive"] = true
@@ -55,6 +55,17 @@ path gets an id for "mcode trash restore".`,
 	noField(c, "recursive-R", "verbose")
 	addArgsFlag(c, opts)
 	return c
+}
+
+// jsonSafe keeps command-line paths whole on their way through JSON: a
+// name that is not UTF-8 travels as \xHH (trash list's form), which the
+// trash tools decode.
+func jsonSafe(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = trash.DisplayPath(a)
+	}
+	return out
 }
 
 // terminalAsker returns who can answer rm -i's questions: the person at

@@ -31,9 +31,9 @@ func trashCall(f *Factory, runF func(*CallOptions) error, opts *CallOptions, fie
 		}
 		if len(args) > 0 {
 			if single {
-				opts.Args[field] = args[0]
+				opts.Args[field] = trash.DisplayPath(args[0])
 			} else {
-				opts.Args[field] = args
+				opts.Args[field] = jsonSafe(args)
 			}
 		}
 		if runF != nil {

@@ -238,3 +238,30 @@ func TestTrashToolsAreRegistered(t *testing.T) {
 		}
 	}
 }
+
+// Names that are not UTF-8 cannot ride in JSON as they are: the command
+// line sends them as \xHH and the tools decode them, so they round-trip.
+func TestNonUTF8NamesFromTheCommandLine(t *testing.T) {
+	f, bufs, root := trashFactory(t)
+	for _, n := range []string{"bad\xffname", "two\xfe"} {
+		os.WriteFile(filepath.Join(root, n), []byte(n), 0o644)
+	}
+	if code, m := rerun(t, f, bufs, "rm", "bad\xffname"); code != 0 || field(m, "result.items.0.entry.id") != "bad%FFname" {
+		t.Fatalf("rm: %d %v", code, m)
+	}
+	if code, m := rerun(t, f, bufs, "trash", "put", "two\xfe"); code != 0 {
+		t.Fatalf("trash put: %d %v", code, m)
+	}
+	code, m := rerun(t, f, bufs, "trash", "list")
+	if code != 0 || field(m, "result.entries.0.original_path") != filepath.Join(root, `two\xFE`) {
+		t.Fatalf("list: %d %v", code, m)
+	}
+	if code, m := rerun(t, f, bufs, "trash", "restore", filepath.Join(root, "bad\xffname"), "two%FE"); code != 0 {
+		t.Fatalf("restore: %d %v", code, m)
+	}
+	for _, n := range []string{"bad\xffname", "two\xfe"} {
+		if data, err := os.ReadFile(filepath.Join(root, n)); err != nil || string(data) != n {
+			t.Errorf("%q: %q, %v", n, data, err)
+		}
+	}
+}

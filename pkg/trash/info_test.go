@@ -202,3 +202,21 @@ func FuzzParseDirSizes(f *testing.F) {
 		}
 	})
 }
+
+func TestDisplayPathRoundTrip(t *testing.T) {
+	for in, shown := range map[string]string{
+		"/a/b":       "/a/b",
+		"/a/\xffb":   `/a/\xFFb`,
+		"日本\xfe":     `日本\xFE`,
+		"\xe6\x97":   `\xE6\x97`,
+		"new\nline":  "new\nline",
+		`back\slash`: `back\slash`,
+	} {
+		if got := DisplayPath(in); got != shown {
+			t.Errorf("DisplayPath(%q) = %q, want %q", in, got, shown)
+		}
+		if back, _ := UndisplayPath(shown); back != in {
+			t.Errorf("UndisplayPath(%q) = %q, want %q", shown, back, in)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -129,7 +130,7 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 	opts.Quote = func(s string) string { return QuoteRm(s, true) }
 	operands := make([]string, len(paths))
 	for i, p := range paths {
-		operands[i] = expandHome(env, p)
+		operands[i] = decodeOperand(env, expandHome(env, p))
 	}
 	results, err := can.Rm(ctx, opts, env.Root, operands)
 	if errors.Is(err, ErrCannotAsk) {
@@ -187,6 +188,24 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 func expandHome(env *tool.Env, p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		return env.Abs(p)
+	}
+	return p
+}
+
+// decodeOperand turns a path that JSON could only carry as \xHH (a name
+// that is not UTF-8, shown that way by trash list and passed that way by
+// the command line) back into its bytes, when the literal name does not
+// exist and the decoded one does.
+func decodeOperand(env *tool.Env, p string) string {
+	raw, ok := UndisplayPath(p)
+	if !ok {
+		return p
+	}
+	if _, err := os.Lstat(env.Abs(p)); err == nil {
+		return p
+	}
+	if _, err := os.Lstat(env.Abs(raw)); err == nil {
+		return raw
 	}
 	return p
 }

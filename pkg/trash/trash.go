@@ -154,6 +154,26 @@ func DisplayPath(p string) string {
 	return b.String()
 }
 
+// UndisplayPath reverses DisplayPath: each \xHH becomes the byte HH. It
+// says whether anything was decoded.
+func UndisplayPath(s string) (string, bool) {
+	if !strings.Contains(s, `\x`) {
+		return s, false
+	}
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]) {
+			b.WriteByte(unhex(s[i+2])<<4 | unhex(s[i+3]))
+			i += 3
+			changed = true
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String(), changed
+}
+
 func kindOf(mode fs.FileMode) string {
 	switch {
 	case mode.IsRegular():
