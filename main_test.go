@@ -18,6 +18,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The rm shim is a symlink to the running binary, here the test
+	// binary: run under the name rm, it is mcode's rm, as in production.
+	if filepath.Base(os.Args[0]) == cmd.ShimName {
+		os.Exit(cmd.Main())
+	}
 	testscript.Main(m, map[string]func(){
 		"mcode": func() { os.Exit(cmd.Main()) },
 	})

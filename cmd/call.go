@@ -307,6 +307,7 @@ func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
 		Now:              f.Now,
 		Stderr:           f.IO.ErrOut,
 		StderrIsTerminal: f.IO.ErrTTY,
+		Getenv:           f.Getenv,
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -27,6 +28,9 @@ func Main() int {
 	f := NewFactory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if filepath.Base(os.Args[0]) == ShimName {
+		return RunRm(ctx, f, os.Args[1:])
+	}
 	return Run(ctx, f, os.Args[1:])
 }
 

@@ -3,11 +3,17 @@ package cmd
 import (
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/tool"
+	"github.com/mcode-dev/mcode/pkg/trash"
 )
 
 // builtinTools lists every built-in tool, in the order tools list shows them.
 func builtinTools() []*tool.Tool {
 	return []*tool.Tool{
 		datetime.Tool(),
+		trash.RmTool(terminalAsker),
+		trash.ListTool(),
+		trash.RestoreTool(),
+		trash.EmptyTool(),
+		trash.PutTool(),
 	}
 }

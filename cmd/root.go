@@ -65,6 +65,9 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 
 	root.AddCommand(
 		NewCmdDatetime(f, nil),
+		NewCmdRm(f, nil),
+		NewCmdTrash(f, nil),
+		NewCmdShim(f),
 		NewCmdCall(f, nil),
 		NewCmdTools(f, nil),
 		NewCmdArchive(f),

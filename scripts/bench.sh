@@ -67,5 +67,32 @@ if want P1; then
   bench P1n "the floor of a Node tool" "$MCODE datetime" "node -e 0" "node -e 0"
 fi
 
+# Trash: every case works in its own XDG_DATA_HOME, never the real trash.
+if want T1 || want T2 || want T3; then
+  command -v trash-put >/dev/null 2>&1 || need trash-cli
+  tdir=$work/trash-bench
+  mkdir -p "$tdir/data"
+  export XDG_DATA_HOME=$tdir/data
+  "$MCODE" shim install --dir "$tdir/shims" >/dev/null
+  cd "$tdir"
+fi
+if want T1; then
+  bench T1 "trash one file: rm shim vs trash-put" "touch f && $tdir/shims/rm f" "trash-put" "touch f && trash-put f"
+  bench T1g "the same, against GNU rm (deletes for good)" "touch f && $tdir/shims/rm f" "rm" "touch f && rm f"
+fi
+if want T2; then
+  mkdir -p "$tdir/tree"
+  for i in $(seq 1 40); do mkdir -p "$tdir/tree/d$i"; for j in $(seq 1 50); do echo "$i $j" >"$tdir/tree/d$i/f$j"; done; done
+  bench T2 "trash a 2,000-file tree: mcode rm -r vs trash-put" \
+    "cp -al tree t && $MCODE rm -r t >/dev/null" "trash-put" "cp -al tree t && trash-put t"
+fi
+if want T3; then
+  rm -rf "$tdir/data/Trash"
+  for i in $(seq 1 500); do : >"$tdir/x$i"; done
+  "$MCODE" trash put "$tdir"/x* >/dev/null
+  bench T3 "list a trash of 500 entries" "$MCODE trash list --limit 500 >/dev/null" "trash-list" "trash-list >/dev/null"
+fi
+cd "$repo"
+
 echo >&2
 echo "runs=$RUNS, median of each; ratio = mcode / peer (lower is better); RSS = peak KiB of one run" >&2

@@ -1,6 +1,8 @@
 package fsutil
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +77,93 @@ func TestNotFoundSuggestsNearNames(t *testing.T) {
 	e = NotFound("nope/x", filepath.Join(dir, "nope", "x"))
 	if !strings.Contains(e.Hint, "does not exist either") {
 		t.Errorf("missing parent hint: %+v", e)
+	}
+}
+
+func TestWriteFileExclusiveNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.trashinfo")
+	if err := WriteFileExclusive(p, []byte("first"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFileExclusive(p, []byte("second"), 0o600)
+	if !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second create: got %v, want fs.ErrExist", err)
+	}
+	data, _ := os.ReadFile(p)
+	if string(data) != "first" {
+		t.Errorf("content = %q, want the first writer's", data)
+	}
+	info, _ := os.Stat(p)
+	if want := os.FileMode(0o600) &^ umask(); info.Mode().Perm() != want {
+		t.Errorf("mode = %v, want %v", info.Mode().Perm(), want)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temp files left behind: %v", entries)
+	}
+	// The O_EXCL fallback keeps the same promise.
+	q := filepath.Join(dir, "b")
+	if err := writeExcl(q, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeExcl(q, []byte("y"), 0o600); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("writeExcl over an existing file: got %v, want fs.ErrExist", err)
+	}
+}
+
+func TestWriteFileExclusiveRacers(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "name")
+	const n = 8
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() { errs <- WriteFileExclusive(p, []byte("data"), 0o644) }()
+	}
+	won := 0
+	for i := 0; i < n; i++ {
+		err := <-errs
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, fs.ErrExist):
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d writers won the name, want exactly 1", won)
+	}
+}
+
+func TestWriteFileFirstFreeWritesOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a", "a_1"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("taken"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"a", "a_1", "a_2", "a_3"}
+	i := 0
+	got, err := WriteFileFirstFree(dir, []byte("mine"), 0o600, func() (string, bool) {
+		i++
+		return names[i-1], i <= len(names)
+	})
+	if err != nil || got != "a_2" {
+		t.Fatalf("got %q, %v; want a_2", got, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a_2")); string(data) != "mine" {
+		t.Errorf("a_2 = %q", data)
+	}
+	for _, n := range []string{"a", "a_1"} {
+		if data, _ := os.ReadFile(filepath.Join(dir, n)); string(data) != "taken" {
+			t.Errorf("%s was replaced: %q", n, data)
+		}
+	}
+	_, err = WriteFileFirstFree(dir, nil, 0o600, func() (string, bool) { return "a", false })
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("no names left: %v, want fs.ErrExist", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("temp files left: %v", entries)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -53,6 +54,17 @@ type Env struct {
 	// whether a person is watching it.
 	Stderr           io.Writer
 	StderrIsTerminal bool
+	// Getenv reads the caller's environment (XDG_DATA_HOME, …); nil means
+	// the process's own. Use LookupEnv.
+	Getenv func(key string) string
+}
+
+// LookupEnv reads one variable of the caller's environment.
+func (e *Env) LookupEnv(key string) string {
+	if e.Getenv != nil {
+		return e.Getenv(key)
+	}
+	return os.Getenv(key)
 }
 
 // Abs resolves a path the caller gave: ~ expands to the user's home, a

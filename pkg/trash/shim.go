@@ -1,0 +1,82 @@
+package trash
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+)
+
+// ShimDirName is the folder in MCODE_HOME that bash puts first on PATH.
+const ShimDirName = "shims"
+
+// ShimName is the one command the shim folder holds.
+const ShimName = "rm"
+
+// EnsureShim makes sure dataDir/shims/rm is a symlink to exe that can be
+// executed, rebuilding it when it is missing, points elsewhere or is
+// anything but that symlink, and returns the shims folder. An error means
+// the shim cannot be trusted: the caller must not run a command that
+// could reach the real rm instead.
+func EnsureShim(dataDir, exe string) (string, error) {
+	dir := filepath.Join(dataDir, ShimDirName)
+	return dir, InstallShim(dir, exe)
+}
+
+// InstallShim makes dir/rm a symlink to exe unless it already is one.
+func InstallShim(dir, exe string) error {
+	if !filepath.IsAbs(exe) {
+		return fmt.Errorf("rm shim: the mcode binary path %q is not absolute", exe)
+	}
+	link := filepath.Join(dir, ShimName)
+	if shimOK(link, exe) == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("rm shim: %w", err)
+	}
+	// A new link under a temp name, renamed over the old one, so that a
+	// command starting meanwhile finds the old shim or the new, never none.
+	tmp := filepath.Join(dir, ".rm.tmp-"+fsutil.RandomHex(4))
+	if err := os.Symlink(exe, tmp); err != nil {
+		return fmt.Errorf("rm shim: %w", err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		os.Remove(tmp)
+		// rename cannot replace a directory: clear whatever squats there.
+		if rerr := os.RemoveAll(link); rerr != nil {
+			return fmt.Errorf("rm shim: %w", err)
+		}
+		if err := os.Symlink(exe, link); err != nil {
+			return fmt.Errorf("rm shim: %w", err)
+		}
+	}
+	if err := shimOK(link, exe); err != nil {
+		return fmt.Errorf("rm shim rebuilt but still not usable: %w", err)
+	}
+	return nil
+}
+
+// shimOK checks that link is a symlink resolving to exe and executable.
+func shimOK(link, exe string) error {
+	target, err := os.Readlink(link)
+	if err != nil {
+		return err
+	}
+	if target != exe {
+		a, err1 := filepath.EvalSymlinks(link)
+		b, err2 := filepath.EvalSymlinks(exe)
+		if err1 != nil || err2 != nil || a != b {
+			return fmt.Errorf("%s points at %s, not %s", link, target, exe)
+		}
+	}
+	info, err := os.Stat(link)
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", exe)
+	}
+	return nil
+}
