@@ -2,6 +2,7 @@ package read
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -48,12 +49,14 @@ type notebookCell struct {
 	Source         multiline        `json:"source"`
 	Input          multiline        `json:"input"` // nbformat 3
 	ExecutionCount *int             `json:"execution_count"`
+	PromptNumber   *int             `json:"prompt_number"` // nbformat 3
 	Outputs        []notebookOutput `json:"outputs"`
 }
 
 type notebookOutput struct {
 	OutputType string                     `json:"output_type"`
-	Name       string                     `json:"name"` // stream: stdout, stderr
+	Name       string                     `json:"name"`   // stream: stdout, stderr
+	Stream     string                     `json:"stream"` // nbformat 3's name
 	Text       multiline                  `json:"text"`
 	Data       map[string]json.RawMessage `json:"data"`
 	Ename      string                     `json:"ename"`
@@ -203,12 +206,12 @@ func (nb *notebookFile) language() string {
 // execution count, its source, then its outputs summarised.
 func renderCell(n int, c notebookCell, lang string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n── cell %d · %s", n, cmpOr(c.CellType, "unknown"))
+	fmt.Fprintf(&b, "\n── cell %d · %s", n, cmp.Or(c.CellType, "unknown"))
 	if c.ID != "" {
 		fmt.Fprintf(&b, " · id %s", c.ID)
 	}
-	if c.ExecutionCount != nil {
-		fmt.Fprintf(&b, " · [%d]", *c.ExecutionCount)
+	if count := cmp.Or(c.ExecutionCount, c.PromptNumber); count != nil {
+		fmt.Fprintf(&b, " · [%d]", *count)
 	}
 	b.WriteString(" ──\n")
 	src := string(c.Source)
@@ -225,20 +228,13 @@ func renderCell(n int, c notebookCell, lang string) string {
 	return b.String()
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 // renderOutput summarises one output: text clipped, images and other
 // data as MIME type and size.
 func renderOutput(o notebookOutput) string {
 	var b strings.Builder
 	switch o.OutputType {
 	case "stream":
-		fmt.Fprintf(&b, "→ %s:\n%s", cmpOr(o.Name, "stream"), clipOutput(string(o.Text)))
+		fmt.Fprintf(&b, "→ %s:\n%s", cmp.Or(o.Name, o.Stream, "stream"), clipOutput(string(o.Text)))
 	case "error", "pyerr":
 		fmt.Fprintf(&b, "→ error: %s: %s\n", o.Ename, o.Evalue)
 		if len(o.Traceback) > 0 {
