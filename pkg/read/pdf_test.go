@@ -2,6 +2,9 @@ package read
 
 import (
 	"bytes"
+	"crypto/md5"
+	"crypto/rc4"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -284,4 +287,86 @@ func FuzzParsePages(f *testing.F) {
 			}
 		}
 	})
+}
+
+// rc4PDF builds a one-page PDF encrypted with the standard security
+// handler, revision 3: 128-bit RC4, an empty user password and owner
+// password "owner" (PDF 32000-1 §7.6.3, algorithms 2, 3 and 5). fpdf
+// only writes 40-bit keys, which the parser cannot decrypt.
+func rc4PDF(text string) []byte {
+	pad := []byte{0x28, 0xBF, 0x4E, 0x5E, 0x4E, 0x75, 0x8A, 0x41, 0x64, 0x00, 0x4E, 0x56, 0xFF, 0xFA, 0x01, 0x08,
+		0x2E, 0x2E, 0x00, 0xB6, 0xD0, 0x68, 0x3E, 0x80, 0x2F, 0x0C, 0xA9, 0xFE, 0x64, 0x53, 0x69, 0x7A}
+	id := []byte("0123456789abcdef")
+	perms := int32(-4)
+	rc4x := func(key, data []byte) []byte {
+		c, _ := rc4.NewCipher(key)
+		out := make([]byte, len(data))
+		c.XORKeyStream(out, data)
+		return out
+	}
+	md5x := func(parts ...[]byte) []byte {
+		h := md5.New()
+		for _, p := range parts {
+			h.Write(p)
+		}
+		return h.Sum(nil)
+	}
+	stretch := func(key []byte) []byte {
+		for range 50 {
+			key = md5x(key)
+		}
+		return key
+	}
+	rounds := func(key, data []byte) []byte {
+		data = rc4x(key, data)
+		for i := 1; i <= 19; i++ {
+			k := bytes.Clone(key)
+			for j := range k {
+				k[j] ^= byte(i)
+			}
+			data = rc4x(k, data)
+		}
+		return data
+	}
+	ownerPad := append([]byte("owner"), pad[:27]...)
+	o := rounds(stretch(md5x(ownerPad)), pad)
+	p := binary.LittleEndian.AppendUint32(nil, uint32(perms))
+	key := stretch(md5x(pad, o, p, id))
+	u := append(rounds(key, md5x(pad, id)), make([]byte, 16)...)
+	objKey := func(num int) []byte { return md5x(key, []byte{byte(num), byte(num >> 8), byte(num >> 16), 0, 0}) }
+
+	content := rc4x(objKey(4), []byte("BT /F1 12 Tf 72 700 Td ("+text+") Tj ET"))
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		fmt.Sprintf("<< /Filter /Standard /V 2 /R 3 /Length 128 /O <%x> /U <%x> /P %d >>", o, u, perms),
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, obj := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, obj)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Encrypt 6 0 R /ID [<%x> <%x>] >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, id, id, xref)
+	return b.Bytes()
+}
+
+// A PDF encrypted with an empty user password and a cipher the parser
+// knows is read, with a note.
+func TestReadPDFEncryptedWithEmptyPassword(t *testing.T) {
+	env := testEnv(t)
+	write(t, env, "sealed.pdf", rc4PDF("Sealed but readable"))
+	resp, res := mustRead(t, env, Params{Path: "sealed.pdf"})
+	if !strings.Contains(resp.Output, "── page 1 of 1 ──\nSealed but readable\n") || !hasNote(res, "empty user password") {
+		t.Errorf("output %q notes %v", resp.Output, res.Notes)
+	}
 }

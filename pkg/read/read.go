@@ -164,12 +164,10 @@ func Tool() *tool.Tool {
 			"MaxOutputKiB":     MaxOutputBytes / 1024,
 			"MaxPDFPages":      MaxPDFPages,
 			"FullScanMaxMiB":   FullScanMaxBytes >> 20,
-			"MaxNotebookMiB":   MaxNotebookBytes >> 20,
-			"MaxImageMiB":      MaxImageBytes >> 20,
 			"LineArrow":        LineArrow,
-			"MaxOutputChars":   NotebookOutputMaxChars,
-			"VariantNames":     strings.Join([]string{VariantAtPrefix, VariantFileURL, VariantNarrowSpace, VariantNFD, VariantCurlyQuotes}, ", "),
+			"NotebookMaxChars": NotebookOutputMaxChars,
 			"NotebookMaxLines": NotebookOutputMaxLines,
+			"Variants":         strings.Join([]string{VariantAtPrefix, VariantFileURL, VariantNarrowSpace, VariantNFD, VariantCurlyQuotes}, ", "),
 		},
 	}, Run)
 }

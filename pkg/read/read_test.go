@@ -313,7 +313,7 @@ func TestReadPermissionDenied(t *testing.T) {
 	if os.Getenv("MCODE_READ_AS_NOBODY") != "" {
 		env := testEnv(t)
 		env.Root = os.Getenv("MCODE_READ_AS_NOBODY")
-		readErr(t, env, Params{Path: "secret.txt"}, tool.CodePermission)
+		checkPermissionErrors(t, env)
 		return
 	}
 	dir, err := os.MkdirTemp("", "mcode-read-perm-")
@@ -328,13 +328,31 @@ func TestReadPermissionDenied(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o000); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, "locked"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "locked", "f.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if os.Geteuid() != 0 {
+		if err := os.Chmod(filepath.Join(dir, "locked"), 0o000); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(filepath.Join(dir, "locked"), 0o700)
 		env := testEnv(t)
 		env.Root = dir
-		readErr(t, env, Params{Path: "secret.txt"}, tool.CodePermission)
+		checkPermissionErrors(t, env)
 		return
 	}
 	runAsNobody(t, dir, "TestReadPermissionDenied")
+}
+
+func checkPermissionErrors(t *testing.T, env *tool.Env) {
+	te := readErr(t, env, Params{Path: "secret.txt"}, tool.CodePermission)
+	if strings.Contains(te.Message, "s3cret") {
+		t.Error("the error shows the file's content")
+	}
+	readErr(t, env, Params{Path: "locked/f.txt"}, tool.CodePermission)
 }
 
 func TestReadRejectsBadPagesOnlyForPDF(t *testing.T) {
