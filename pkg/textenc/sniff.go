@@ -37,7 +37,7 @@ var signatures = []signature{
 	{0, "\x04\x22\x4d\x18", FileType{Name: "LZ4 archive", MIME: "application/x-lz4"}},
 	{0, "7z\xbc\xaf\x27\x1c", FileType{Name: "7-Zip archive", MIME: "application/x-7z-compressed"}},
 	{0, "Rar!\x1a\x07", FileType{Name: "RAR archive", MIME: "application/vnd.rar"}},
-	{257, "ustar", FileType{Name: "tar archive", MIME: "application/x-tar"}},
+	{257, "ustar", FileType{Name: "tar archive", MIME: "application/x-tar", Weak: true}}, // deep in the block: text could hold it
 	{0, "!<arch>\n", FileType{Name: "ar archive", MIME: "application/x-archive"}},
 	{0, "\xed\xab\xee\xdb", FileType{Name: "RPM package", MIME: "application/x-rpm"}},
 	{0, "\x7fELF", FileType{Name: "ELF executable", MIME: "application/x-elf"}},

@@ -27,7 +27,7 @@ func TestSniffType(t *testing.T) {
 		{"MZ\x90\x00\x03", "application/vnd.microsoft.portable-executable", true},
 		{"BM6\x00\x00\x00", "image/bmp", true},
 		{"SQLite format 3\x00", "application/vnd.sqlite3", false},
-		{string(tar), "application/x-tar", false},
+		{string(tar), "application/x-tar", true},
 	}
 	for _, c := range cases {
 		ft, ok := SniffType([]byte(c.head))
