@@ -118,23 +118,23 @@ func TestReadImageAsItIs(t *testing.T) {
 
 func TestReadImageDownscaled(t *testing.T) {
 	env := testEnv(t)
-	write(t, env, "wide.png", encodePNG(t, gradient(3000, 1000, false)))
+	write(t, env, "wide.png", encodePNG(t, gradient(2400, 300, false)))
 	resp, res := mustRead(t, env, Params{Path: "wide.png"})
 	m := res.Media
 	_, format := sentImage(t, m)
-	if !m.Resized || m.Width != 2000 || m.Height != 666 || format != "png" {
+	if !m.Resized || m.Width != 2000 || m.Height != 250 || format != "png" {
 		t.Errorf("wide.png sent as %s %dx%d", format, m.Width, m.Height)
 	}
-	if m.Original.Width != 3000 || m.Original.Height != 1000 {
+	if m.Original.Width != 2400 || m.Original.Height != 300 {
 		t.Errorf("original %+v", m.Original)
 	}
-	if !strings.Contains(resp.Output, "original 3000×1000 → sent 2000×666 image/png") {
+	if !strings.Contains(resp.Output, "original 2400×300 → sent 2000×250 image/png") {
 		t.Errorf("output %q", resp.Output)
 	}
 
-	write(t, env, "tall.jpg", encodeJPEG(t, gradient(1200, 2400, false)))
+	write(t, env, "tall.jpg", encodeJPEG(t, gradient(500, 2200, false)))
 	_, res = mustRead(t, env, Params{Path: "tall.jpg"})
-	if _, format := sentImage(t, res.Media); format != "jpeg" || res.Media.Width != 1000 || res.Media.Height != 2000 {
+	if _, format := sentImage(t, res.Media); format != "jpeg" || res.Media.Width != 454 || res.Media.Height != 2000 {
 		t.Errorf("tall.jpg sent as %s %dx%d", format, res.Media.Width, res.Media.Height)
 	}
 }

@@ -15,10 +15,11 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// isPDF reports whether head holds a PDF header. Readers accept junk
-// before it within the first KiB, so read does too.
+// isPDF reports whether head starts with a PDF header. (Some readers
+// allow junk before it; the parser does not, and a text file that merely
+// mentions "%PDF-" must stay text.)
 func isPDF(head []byte) bool {
-	return bytes.Contains(head[:min(len(head), 1024)], []byte("%PDF-"))
+	return bytes.HasPrefix(head, []byte("%PDF-"))
 }
 
 // pdf shows the page count, then the text of the requested pages.

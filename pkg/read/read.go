@@ -289,6 +289,10 @@ func (r *reading) binary(ft textenc.FileType) (*tool.Response, error) {
 
 // readError turns a failed read into the contract's error.
 func readError(display string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) { // removed since the stat
+		return &tool.Error{Code: tool.CodeNotFound, Message: fmt.Sprintf("%s was removed while it was being read", display),
+			Hint: "check the path; use glob to find the file"}
+	}
 	if errors.Is(err, fs.ErrPermission) {
 		return &tool.Error{Code: tool.CodePermission,
 			Message: fmt.Sprintf("no permission to read %s", display),

@@ -258,11 +258,23 @@ func TestReadBinary(t *testing.T) {
 			t.Errorf("%s: result %+v", c.name, res)
 		}
 	}
-	// A weak signature on plain text is text.
+	// A weak signature on plain text is text, and so is text that only
+	// mentions a magic number.
 	env := testEnv(t)
-	write(t, env, "MZ.txt", []byte("MZ is a region code\n"))
-	if _, res := mustRead(t, env, Params{Path: "MZ.txt"}); res.Kind != KindText {
-		t.Errorf("text beginning with MZ read as %s", res.Kind)
+	tarLike := make([]byte, 300)
+	for i := range tarLike {
+		tarLike[i] = 'a'
+	}
+	copy(tarLike[257:], "ustar")
+	for name, data := range map[string][]byte{
+		"MZ.txt":    []byte("MZ is a region code\n"),
+		"sniff.go":  []byte("package x\n\n// A PDF starts with %PDF-1.7\nvar magic = \"%PDF-\"\n"),
+		"ustar.txt": tarLike,
+	} {
+		write(t, env, name, data)
+		if _, res := mustRead(t, env, Params{Path: name}); res.Kind != KindText {
+			t.Errorf("%s read as %s", name, res.Kind)
+		}
 	}
 }
 
