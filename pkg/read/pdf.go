@@ -10,8 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ledongthuc/pdf"
-
+	"github.com/mcode-dev/mcode/internal/pdf"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -54,9 +53,8 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 	}
 
 	if doc.encrypted && len(doc.failed) == len(doc.shown) {
-		// The parser accepted the (empty) password but decrypts no stream:
-		// it gets 40-bit RC4 keys wrong. That is a cipher read lacks, not
-		// damage.
+		// The parser accepted the (empty) password but no stream decodes:
+		// a cipher it does not get right, not damage.
 		return nil, &tool.Error{Code: tool.CodeEncrypted,
 			Message: fmt.Sprintf("%s is an encrypted PDF whose cipher read cannot decrypt (no page text could be decoded: %v)", r.display, doc.failed[0].err),
 			Hint:    "ask for an unencrypted copy (e.g. qpdf --decrypt in.pdf out.pdf)"}

@@ -191,9 +191,18 @@ func TestReadPDFEncryptedOrCorrupt(t *testing.T) {
 	if !strings.Contains(te.Message, "encrypted") || !strings.Contains(te.Hint, "unencrypted copy") {
 		t.Errorf("locked: %+v", te)
 	}
-	// fpdf encrypts with 40-bit RC4; with an empty user password the
-	// parser accepts the file but decodes no stream: still "encrypted".
-	readErr(t, env, Params{Path: "rc4.pdf"}, tool.CodeEncrypted)
+	// fpdf encrypts with 40-bit RC4: with an empty user password it reads.
+	resp, res := mustRead(t, env, Params{Path: "rc4.pdf"})
+	if !strings.Contains(resp.Output, "── page 1 of 1 ──\nsecret\n") || !hasNote(res, "empty user password") {
+		t.Errorf("40-bit RC4: %q %v", resp.Output, res.Notes)
+	}
+	// When the password is accepted but no stream decodes, the cipher is
+	// at fault, not the file: still "encrypted".
+	write(t, env, "badkey.pdf", rc4PDF("x", true))
+	te = readErr(t, env, Params{Path: "badkey.pdf"}, tool.CodeEncrypted)
+	if !strings.Contains(te.Message, "cannot decrypt") {
+		t.Errorf("badkey: %q", te.Message)
+	}
 	for _, name := range []string{"truncated.pdf", "garbage.pdf", "badxref.pdf"} {
 		te := readErr(t, env, Params{Path: name}, tool.CodeCorruptFile)
 		if !strings.Contains(te.Message, "not a readable PDF") {
@@ -291,9 +300,10 @@ func FuzzParsePages(f *testing.F) {
 
 // rc4PDF builds a one-page PDF encrypted with the standard security
 // handler, revision 3: 128-bit RC4, an empty user password and owner
-// password "owner" (PDF 32000-1 §7.6.3, algorithms 2, 3 and 5). fpdf
-// only writes 40-bit keys, which the parser cannot decrypt.
-func rc4PDF(text string) []byte {
+// password "owner" (PDF 32000-1 §7.6.3, algorithms 2, 3 and 5). With
+// wrongStreamKey the content stream claims Flate compression and is
+// encrypted with another key, so no page decodes.
+func rc4PDF(text string, wrongStreamKey bool) []byte {
 	pad := []byte{0x28, 0xBF, 0x4E, 0x5E, 0x4E, 0x75, 0x8A, 0x41, 0x64, 0x00, 0x4E, 0x56, 0xFF, 0xFA, 0x01, 0x08,
 		0x2E, 0x2E, 0x00, 0xB6, 0xD0, 0x68, 0x3E, 0x80, 0x2F, 0x0C, 0xA9, 0xFE, 0x64, 0x53, 0x69, 0x7A}
 	id := []byte("0123456789abcdef")
@@ -336,11 +346,16 @@ func rc4PDF(text string) []byte {
 	objKey := func(num int) []byte { return md5x(key, []byte{byte(num), byte(num >> 8), byte(num >> 16), 0, 0}) }
 
 	content := rc4x(objKey(4), []byte("BT /F1 12 Tf 72 700 Td ("+text+") Tj ET"))
+	filter := ""
+	if wrongStreamKey {
+		content = rc4x(objKey(9), content)
+		filter = " /Filter /FlateDecode"
+	}
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		fmt.Sprintf("<< /Length %d%s >>\nstream\n%s\nendstream", len(content), filter, content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
 		fmt.Sprintf("<< /Filter /Standard /V 2 /R 3 /Length 128 /O <%x> /U <%x> /P %d >>", o, u, perms),
 	}
@@ -364,7 +379,7 @@ func rc4PDF(text string) []byte {
 // knows is read, with a note.
 func TestReadPDFEncryptedWithEmptyPassword(t *testing.T) {
 	env := testEnv(t)
-	write(t, env, "sealed.pdf", rc4PDF("Sealed but readable"))
+	write(t, env, "sealed.pdf", rc4PDF("Sealed but readable", false))
 	resp, res := mustRead(t, env, Params{Path: "sealed.pdf"})
 	if !strings.Contains(resp.Output, "── page 1 of 1 ──\nSealed but readable\n") || !hasNote(res, "empty user password") {
 		t.Errorf("output %q notes %v", resp.Output, res.Notes)
