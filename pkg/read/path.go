@@ -2,6 +2,7 @@ package read
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -173,6 +174,14 @@ func statError(display, abs string, err error) error {
 			Hint:    "a folder on the way is not searchable by this user; check its permissions (ls -ld)"}
 	case errors.Is(err, fs.ErrNotExist) || err == nil:
 		return notFound(display, abs)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return &tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("the path is too long for the file system (%d bytes)", len(abs)),
+			Hint:    "check the path; use glob to find the file"}
+	case errors.Is(err, syscall.ELOOP):
+		return &tool.Error{Code: tool.CodeNotFound,
+			Message: display + ": the symbolic links on the way form a loop",
+			Hint:    "look at them with ls -l; use glob to find the file"}
 	case errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENOTDIR):
 		return &tool.Error{Code: tool.CodeNotADirectory,
 			Message: display + ": a part of the path is a file, not a folder",

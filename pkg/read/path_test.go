@@ -118,3 +118,22 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+func FuzzPathCandidates(f *testing.F) {
+	for _, s := range []string{"@a.go", "file:///x%20y", "a 10 AM.png", "Zoë's.txt", `"q"`, "file://", "@"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		cs := pathCandidates(p)
+		if len(cs) == 0 || cs[0].path != p || cs[0].variant != "" {
+			t.Fatalf("%q: literal not first: %+v", p, cs)
+		}
+		seen := map[string]bool{}
+		for _, c := range cs[1:] {
+			if c.variant == "" || seen[c.path] || c.path == p {
+				t.Fatalf("%q: bad candidate %+v in %+v", p, c, cs)
+			}
+			seen[c.path] = true
+		}
+	})
+}

@@ -178,6 +178,10 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "path is empty",
 			Hint: "pass the file to read, e.g. mcode read main.go"}
 	}
+	if strings.ContainsRune(p.Path, 0) {
+		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "path contains a NUL byte",
+			Hint: "pass the file name as it is, without control characters"}
+	}
 	if p.Offset < 0 || p.Limit < 0 || p.Limit > MaxLimit {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs,
 			Message: fmt.Sprintf("offset %d, limit %d: offset is a line number from 1, limit a count from 1 to %d", p.Offset, p.Limit, MaxLimit),

@@ -186,8 +186,16 @@ func TestReadEmptyFile(t *testing.T) {
 func TestReadBadParams(t *testing.T) {
 	env := testEnv(t)
 	write(t, env, "f", []byte("x\n"))
-	for _, p := range []Params{{Path: ""}, {Path: "f", Offset: -1}, {Path: "f", Limit: -5}, {Path: "f", Limit: MaxLimit + 1}} {
+	for _, p := range []Params{{Path: ""}, {Path: "f", Offset: -1}, {Path: "f", Limit: -5}, {Path: "f", Limit: MaxLimit + 1},
+		{Path: "a\x00b"}, {Path: strings.Repeat("x", 5000)}} {
 		readErr(t, env, p, tool.CodeInvalidArgs)
+	}
+	if err := os.Symlink("loop", filepath.Join(env.Root, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	te := readErr(t, env, Params{Path: "loop"}, tool.CodeNotFound)
+	if !strings.Contains(te.Message, "loop") {
+		t.Errorf("symlink loop: %q", te.Message)
 	}
 }
 
