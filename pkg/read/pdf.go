@@ -67,30 +67,34 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 		r.note("the text of page %d could not be extracted: %v", p.page, p.err)
 	}
 
-	var out strings.Builder
-	fmt.Fprintf(&out, "%s: PDF, %d %s, %s", r.display, doc.total, plural(doc.total, "page"), humanBytes(r.size))
-	if len(doc.shown) > 0 {
-		fmt.Fprintf(&out, "; text of %s %s below.\n", plural(len(doc.shown), "page"), formatPages(doc.shown))
+	header := func(shown []int) string {
+		return fmt.Sprintf("%s: PDF, %d %s, %s; text of %s %s below.\n", r.display, doc.total, plural(doc.total, "page"),
+			humanBytes(r.size), plural(len(shown), "page"), formatPages(shown))
 	}
-	shown := doc.shown[:0:0]
+	// The header for all the pages is the longest one: the budget of the
+	// page blocks is what it leaves.
+	const cutMark = "\n[… page cut at the output cap]\n"
+	budget := MaxOutputBytes - len(header(doc.shown))
+	var body strings.Builder
+	var shown []int
 	capped := false
 	for i, p := range doc.shown {
 		block := pageBlock(p, doc.total, doc.texts[i])
-		if out.Len()+len(block) > MaxOutputBytes {
+		if body.Len()+len(block) > budget {
 			if len(shown) == 0 {
-				block = cutToBytes(block, MaxOutputBytes-out.Len()) + "\n[… page cut at the output cap]\n"
-				out.WriteString(block)
+				body.WriteString(cutToBytes(block, budget-len(cutMark)) + cutMark)
 				shown = append(shown, p)
 			}
 			capped = true
 			break
 		}
-		out.WriteString(block)
+		body.WriteString(block)
 		shown = append(shown, p)
 	}
 	r.result.Pages.Shown = shown
+	out := header(shown) + body.String()
 
-	resp := &tool.Response{Output: out.String(), Result: r.result}
+	resp := &tool.Response{Output: out, Result: r.result}
 	rest := doc.rest
 	if capped {
 		rest = formatRanges(append(toRanges(doc.shown[len(shown):]), mustParse(doc.rest)...))

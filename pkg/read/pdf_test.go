@@ -24,6 +24,7 @@ type pdfDoc struct {
 	user, owner    string
 	protect        bool
 	blankPageAfter int
+	fontSize       float64 // points; 11 when 0
 }
 
 func (d pdfDoc) bytes(t testing.TB) []byte {
@@ -33,13 +34,17 @@ func (d pdfDoc) bytes(t testing.TB) []byte {
 	if d.protect {
 		p.SetProtection(0, d.user, d.owner)
 	}
-	p.SetFont("Helvetica", "", 11)
+	size := d.fontSize
+	if size == 0 {
+		size = 11
+	}
+	p.SetFont("Helvetica", "", size)
 	tr := p.UnicodeTranslatorFromDescriptor("") // UTF-8 to cp1252 for the core fonts
 	for i, text := range d.pages {
 		p.AddPage()
 		for _, line := range strings.Split(text, "\n") {
-			p.Cell(0, 6, tr(line))
-			p.Ln(6)
+			p.Cell(0, size/2, tr(line))
+			p.Ln(size / 2)
 		}
 		if d.blankPageAfter == i+1 {
 			p.AddPage()
@@ -155,6 +160,18 @@ func TestReadPDFOutputCap(t *testing.T) {
 	}
 	if !strings.Contains(resp.Continuation.Hint, fmt.Sprintf("--pages %d-12", n+1)) || !strings.Contains(resp.Continuation.Hint, "cap") {
 		t.Errorf("hint %q", resp.Continuation.Hint)
+	}
+	if want := fmt.Sprintf("; text of pages 1-%d below.\n", n); !strings.Contains(resp.Output, want) {
+		t.Errorf("header does not name the pages shown (%s): %q", want, resp.Output[:120])
+	}
+
+	// One page with more text than the cap is cut, and says so.
+	huge := strings.TrimSpace(strings.Repeat(strings.Repeat("word ", 120)+"\n", 80))
+	write(t, env, "onepage.pdf", pdfDoc{pages: []string{huge, "next"}, compress: true, fontSize: 1}.bytes(t))
+	resp, res = mustRead(t, env, Params{Path: "onepage.pdf"})
+	if len(resp.Output) > MaxOutputBytes || !strings.HasSuffix(resp.Output, "[… page cut at the output cap]\n") ||
+		!cmp.Equal(res.Pages.Shown, []int{1}) || !strings.Contains(resp.Continuation.Hint, "--pages 2") {
+		t.Errorf("%d bytes, shown %v, ends %q, hint %+v", len(resp.Output), res.Pages.Shown, resp.Output[len(resp.Output)-40:], resp.Continuation)
 	}
 }
 
