@@ -137,7 +137,8 @@ func (r *reading) notebook(ctx context.Context) (*tool.Response, error) {
 			if i > offset {
 				break
 			}
-			block = cutToBytes(block, MaxOutputBytes-out.Len()) + "\n[… cell cut at the output cap]\n"
+			const cutMark = "\n[… cell cut at the output cap]\n"
+			block = cutToBytes(block, MaxOutputBytes-out.Len()-len(cutMark)) + cutMark
 			out.WriteString(block)
 			end = i
 			break

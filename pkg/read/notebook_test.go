@@ -122,6 +122,15 @@ func TestReadNotebookOutputCap(t *testing.T) {
 	if len(resp.Output) > MaxOutputBytes || res.Cells.End >= 30 || !resp.Truncated || resp.Continuation.NextOffset != res.Cells.End+1 {
 		t.Errorf("%d bytes, cells %+v, continuation %+v", len(resp.Output), res.Cells, resp.Continuation)
 	}
+
+	// A single cell over the cap is cut and says so.
+	huge := map[string]any{"cell_type": "code", "id": "huge", "metadata": map[string]any{}, "outputs": []any{},
+		"source": strings.Repeat("y = 'a line of a very long cell'\n", 2000)}
+	write(t, env, "huge.ipynb", notebookJSON(t, huge, cells[0]))
+	resp, res = mustRead(t, env, Params{Path: "huge.ipynb"})
+	if len(resp.Output) > MaxOutputBytes || !strings.HasSuffix(resp.Output, "[… cell cut at the output cap]\n") || res.Cells.End != 1 || resp.Continuation.NextOffset != 2 {
+		t.Errorf("%d bytes, cells %+v, continuation %+v", len(resp.Output), res.Cells, resp.Continuation)
+	}
 }
 
 func TestReadNotebookBroken(t *testing.T) {
