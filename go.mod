@@ -3,6 +3,7 @@ module github.com/mcode-dev/mcode
 go 1.26.8
 
 require (
+	github.com/go-pdf/fpdf v0.9.0
 	github.com/go-viper/mapstructure/v2 v2.5.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
@@ -10,9 +11,10 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	github.com/spf13/viper v1.21.0
+	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.44.0
-	golang.org/x/text v0.28.0
+	golang.org/x/text v0.44.0
 )
 
 require (
@@ -25,5 +27,5 @@ require (
 	github.com/spf13/cast v1.10.0 // indirect
 	github.com/subosito/gotenv v1.6.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/tools v0.35.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
 )

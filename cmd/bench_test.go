@@ -2,6 +2,9 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,5 +21,20 @@ func BenchmarkSmallCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkReadSmall is P1 in-process: mcode read on a 20-line file.
+func BenchmarkReadSmall(b *testing.B) {
+	small := filepath.Join(b.TempDir(), "small.go")
+	if err := os.WriteFile(small, []byte(strings.Repeat("// a line of code\n", 20)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		f, _ := testFactory(b, nil)
+		if code := Run(context.Background(), f, []string{"read", small}); code != 0 {
+			b.Fatal(code)
+		}
 	}
 }

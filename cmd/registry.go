@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/mcode-dev/mcode/pkg/datetime"
+	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/tool"
 	"github.com/mcode-dev/mcode/pkg/trash"
 )
@@ -9,11 +10,12 @@ import (
 // builtinTools lists every built-in tool, in the order tools list shows them.
 func builtinTools() []*tool.Tool {
 	return []*tool.Tool{
-		datetime.Tool(),
+		read.Tool(),
 		trash.RmTool(terminalAsker),
 		trash.ListTool(),
 		trash.RestoreTool(),
 		trash.EmptyTool(),
 		trash.PutTool(),
+		datetime.Tool(),
 	}
 }

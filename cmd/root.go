@@ -65,6 +65,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 
 	root.AddCommand(
 		NewCmdDatetime(f, nil),
+		NewCmdRead(f, nil),
 		NewCmdRm(f, nil),
 		NewCmdTrash(f, nil),
 		NewCmdShim(f),

@@ -43,11 +43,17 @@ func (b Budget) Apply(env *tool.Envelope) {
 	if b.MaxInlineBytes <= 0 || env.Output == nil {
 		return
 	}
+	text := *env.Output
+	// A text no longer than a receipt's preview would come back whole in
+	// the receipt: archiving it cannot shrink the result (an image read
+	// is large because of its media, which stays in the result anyway).
+	if len(text) <= 2*receiptPreviewBytes {
+		return
+	}
 	data, err := env.Marshal(false)
 	if err != nil || len(data) <= b.MaxInlineBytes {
 		return
 	}
-	text := *env.Output
 	arch, err := b.archive(env.Tool, text)
 	if err != nil {
 		preview := headTail(text, fallbackPreviewBytes/2)

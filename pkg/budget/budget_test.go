@@ -101,3 +101,18 @@ func TestHeadTail(t *testing.T) {
 		t.Errorf("split a rune: %q", got)
 	}
 }
+
+// A result that is large because of its media keeps its short output:
+// moving a text shorter than a receipt would only make it longer.
+func TestBudgetLeavesShortOutputWithLargeMedia(t *testing.T) {
+	media := map[string]string{"data": strings.Repeat("QUJD", 50000)}
+	env := tool.NewEnvelope("read", &tool.Response{Output: "photo.png: PNG 4000x3000, sent 2000x1500", Result: media}, nil)
+	dir := t.TempDir()
+	Budget{MaxInlineBytes: 4096, Dir: dir}.Apply(env)
+	if env.Archived != nil || env.Truncated || env.OutputText() != "photo.png: PNG 4000x3000, sent 2000x1500" {
+		t.Errorf("short output with large media was archived: %+v", env)
+	}
+	if list, _ := ListArchives(dir); len(list) != 0 {
+		t.Errorf("archives written: %v", list)
+	}
+}

@@ -7,11 +7,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Encoding names a text encoding as read and edit report it.
@@ -127,6 +129,19 @@ func Decode(data []byte, enc Encoding) (string, error) {
 		return "", fmt.Errorf("decoding %s: %w", enc, err)
 	}
 	return string(out), nil
+}
+
+// NewReader decodes a stream in enc to UTF-8 as it is read, without the
+// BOM, so that a large file need not be held in memory to be decoded.
+func NewReader(r io.Reader, enc Encoding) (io.Reader, error) {
+	if enc == UTF8 {
+		return r, nil
+	}
+	c, err := codec(enc)
+	if err != nil {
+		return nil, err
+	}
+	return transform.NewReader(r, c.NewDecoder()), nil
 }
 
 // Encode turns UTF-8 text into bytes in enc, with the BOM that enc

@@ -3,6 +3,7 @@ package textenc
 import (
 	"bytes"
 	"errors"
+	"io"
 	"testing"
 )
 
@@ -72,5 +73,36 @@ func TestLineEndings(t *testing.T) {
 		if got := LineEndings([]byte(in)); got != want {
 			t.Errorf("LineEndings(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+func TestNewReaderStreamsWhatDecodeReturns(t *testing.T) {
+	cases := []struct {
+		data []byte
+		enc  Encoding
+	}{
+		{[]byte("plain\n"), UTF8},
+		{[]byte("\xEF\xBB\xBFhi\r\nthere\r\n"), UTF8BOM},
+		{append([]byte("\xFF\xFE"), bytes.Repeat([]byte("a\x00\xe9\x00\n\x00"), 5000)...), UTF16LE},
+		{append([]byte("\xFE\xFF"), bytes.Repeat([]byte("\x00a\x00\n"), 5000)...), UTF16BE},
+		{bytes.Repeat([]byte("caf\xE9\n"), 3000), Latin1},
+		{[]byte("\x93q\x94\n"), Windows1252},
+	}
+	for _, c := range cases {
+		want, err := Decode(c.data, c.enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReader(bytes.NewReader(c.data), c.enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || string(got) != want {
+			t.Errorf("%s: NewReader gave %q, %v; want %q", c.enc, got[:min(len(got), 20)], err, want[:min(len(want), 20)])
+		}
+	}
+	if _, err := NewReader(bytes.NewReader(nil), "ebcdic"); err == nil {
+		t.Error("unknown encoding accepted")
 	}
 }

@@ -24,6 +24,8 @@ const (
 	CodeCountMismatch     Code = "count_mismatch"
 	CodeStale             Code = "stale"
 	CodeEncoding          Code = "encoding"
+	CodeEncrypted         Code = "encrypted"    // the file needs a password or a cipher mcode lacks
+	CodeCorruptFile       Code = "corrupt_file" // the file claims a format (PDF, image, notebook) but does not parse
 	CodeTimeout           Code = "timeout"
 	CodeInterrupted       Code = "interrupted"
 	CodeExitStatus        Code = "exit_status"

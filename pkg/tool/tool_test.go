@@ -41,6 +41,7 @@ func TestExitCodes(t *testing.T) {
 	cases := map[Code]int{
 		"": 0, CodeUsage: 2, CodeApprovalRequired: 75, CodeDenied: 77,
 		CodeTimeout: 124, CodeInterrupted: 130, CodeNotFound: 1, CodeInternal: 1,
+		CodeEncrypted: 1, CodeCorruptFile: 1,
 	}
 	for code, want := range cases {
 		if got := code.ExitCode(); got != want {

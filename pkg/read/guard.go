@@ -1,0 +1,110 @@
+package read
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// deviceNames are paths that never end or wait for input: refused by name,
+// before anything stats or opens them.
+var deviceNames = map[string]string{
+	"/dev/zero":    "endless zero bytes",
+	"/dev/random":  "endless random bytes",
+	"/dev/urandom": "endless random bytes",
+	"/dev/full":    "endless zero bytes",
+	"/dev/stdin":   "this process's input",
+	"/dev/stdout":  "this process's output",
+	"/dev/stderr":  "this process's error output",
+	"/dev/tty":     "the terminal",
+	"/dev/console": "the system console",
+	"/dev/ptmx":    "a terminal multiplexer",
+	"/dev/kmsg":    "the kernel log, which waits for new messages",
+	"/proc/kmsg":   "the kernel log, which waits for new messages",
+}
+
+// devicePathReason says why a path is refused by name, or "" when it is
+// not a known device path: the names above, terminals (/dev/tty*,
+// /dev/pts/*), and file descriptors (/dev/fd/*, /proc/*/fd/*,
+// /proc/*/task/*/fd/*), which may be pipes that block forever.
+func devicePathReason(abs string) string {
+	abs = filepath.Clean(abs)
+	if why, ok := deviceNames[abs]; ok {
+		return why
+	}
+	switch {
+	case strings.HasPrefix(abs, "/dev/fd/"):
+		return "a file descriptor of this process"
+	case strings.HasPrefix(abs, "/dev/tty"), strings.HasPrefix(abs, "/dev/pts/"):
+		return "a terminal"
+	case strings.HasPrefix(abs, "/proc/"):
+		parts := strings.Split(abs, "/") // "", "proc", PID, "fd", N  or  "", "proc", PID, "task", TID, "fd", N
+		if len(parts) >= 5 && parts[3] == "fd" || len(parts) >= 7 && parts[3] == "task" && parts[5] == "fd" {
+			return "a file descriptor of a process"
+		}
+	}
+	return ""
+}
+
+func refuseDevicePath(abs string) error {
+	why := devicePathReason(abs)
+	if why == "" {
+		return nil
+	}
+	return &tool.Error{Code: tool.CodeSpecialFile,
+		Message: fmt.Sprintf("%s is a device path (%s): reading it could block or never end", abs, why),
+		Hint:    "read regular files only; to sample a device or stream use bash with a bound, e.g. head -c 64 " + abs}
+}
+
+// specialFileKind names a file type that read refuses, or "" for regular
+// files and directories.
+func specialFileKind(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a block device"
+	case mode&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return ""
+}
+
+// checkFileType refuses what cannot be read as a file: special files
+// (they would block or never end) and directories.
+func checkFileType(display, abs string, info fs.FileInfo) error {
+	if kind := specialFileKind(info.Mode()); kind != "" {
+		return &tool.Error{Code: tool.CodeSpecialFile,
+			Message: fmt.Sprintf("%s is %s: reading it could block forever", display, kind),
+			Hint:    "read regular files only; to see what a program writes into it, use bash with a timeout"}
+	}
+	if info.IsDir() {
+		return &tool.Error{Code: tool.CodeIsDirectory,
+			Message: fmt.Sprintf("%s is a directory, not a file", display),
+			Hint:    fmt.Sprintf("list it with glob: mcode glob '*' %s", shellQuote(abs))}
+	}
+	return nil
+}
+
+func notFound(display, abs string) error {
+	return fsutil.NotFound(display, abs)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it, so hints can be
+// pasted as they are.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@,%=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

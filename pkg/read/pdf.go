@@ -1,0 +1,383 @@
+package read
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/internal/pdf"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// isPDF reports whether head starts with a PDF header. (Some readers
+// allow junk before it; the parser does not, and a text file that merely
+// mentions "%PDF-" must stay text.)
+func isPDF(head []byte) bool {
+	return bytes.HasPrefix(head, []byte("%PDF-"))
+}
+
+// pdf shows the page count, then the text of the requested pages.
+func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
+	r.ignorePaging("PDF", false, true)
+	r.result.Kind = KindPDF
+	r.result.MIME = "application/pdf"
+	if err := r.hashSmall(); err != nil {
+		return nil, err
+	}
+	// The parser is third-party code fed with untrusted bytes: it runs
+	// in its own goroutine so that the call's time limit holds even if
+	// it loops, and its panics become corrupt_file.
+	type outcome struct {
+		doc *pdfText
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		doc, err := extractPDF(ctx, r.file, r.size, r.params.Pages)
+		done <- outcome{doc, err}
+	}()
+	var doc *pdfText
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case o := <-done:
+		if o.err != nil {
+			return nil, r.pdfError(o.err)
+		}
+		doc = o.doc
+	}
+
+	if doc.encrypted && len(doc.failed) == len(doc.shown) {
+		// The parser accepted the (empty) password but no stream decodes:
+		// a cipher it does not get right, not damage.
+		return nil, &tool.Error{Code: tool.CodeEncrypted,
+			Message: fmt.Sprintf("%s is an encrypted PDF whose cipher read cannot decrypt (no page text could be decoded: %v)", r.display, doc.failed[0].err),
+			Hint:    "ask for an unencrypted copy (e.g. qpdf --decrypt in.pdf out.pdf)"}
+	}
+	r.result.Pages = &Pages{Total: doc.total, Shown: doc.shown}
+	if doc.encrypted {
+		r.note("the PDF is encrypted with an empty user password; it was decrypted")
+	}
+	for _, p := range doc.failed {
+		r.note("the text of page %d could not be extracted: %v", p.page, p.err)
+	}
+
+	header := func(shown []int) string {
+		return fmt.Sprintf("%s: PDF, %d %s, %s; text of %s %s below.\n", r.display, doc.total, plural(doc.total, "page"),
+			humanBytes(r.size), plural(len(shown), "page"), formatPages(shown))
+	}
+	// The header for all the pages is the longest one: the budget of the
+	// page blocks is what it leaves.
+	const cutMark = "\n[… page cut at the output cap]\n"
+	budget := MaxOutputBytes - len(header(doc.shown))
+	var body strings.Builder
+	var shown []int
+	capped := false
+	for i, p := range doc.shown {
+		block := pageBlock(p, doc.total, doc.texts[i])
+		if body.Len()+len(block) > budget {
+			if len(shown) == 0 {
+				body.WriteString(cutToBytes(block, budget-len(cutMark)) + cutMark)
+				shown = append(shown, p)
+			}
+			capped = true
+			break
+		}
+		body.WriteString(block)
+		shown = append(shown, p)
+	}
+	r.result.Pages.Shown = shown
+	out := header(shown) + body.String()
+
+	resp := &tool.Response{Output: out, Result: r.result}
+	rest := doc.rest
+	if capped {
+		rest = formatRanges(append(toRanges(doc.shown[len(shown):]), mustParse(doc.rest)...))
+	}
+	if rest != "" {
+		hint := fmt.Sprintf("more pages follow: mcode read %s --pages %s (at most %d pages a call)", shellQuote(r.hintPath()), firstPages(rest, MaxPDFPages), MaxPDFPages)
+		if capped {
+			hint = fmt.Sprintf("the output reached its %d KiB cap; %s", MaxOutputBytes/1024, hint)
+		}
+		resp.Continuation = &tool.Continuation{Hint: hint}
+		resp.Truncated = true
+	}
+	return resp, nil
+}
+
+func pageBlock(page, total int, text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		text = "[no text on this page: it may be a scanned image or a drawing]"
+	}
+	return fmt.Sprintf("\n── page %d of %d ──\n%s\n", page, total, text)
+}
+
+// cutToBytes cuts s to at most n bytes at a line or character boundary.
+func cutToBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:max(n, 0)]
+	if i := strings.LastIndexByte(s, '\n'); i > len(s)/2 {
+		return s[:i]
+	}
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func toRanges(pages []int) []pageRange {
+	var out []pageRange
+	for _, p := range pages {
+		if n := len(out); n > 0 && out[n-1].last == p-1 {
+			out[n-1].last = p
+		} else {
+			out = append(out, pageRange{p, p})
+		}
+	}
+	return out
+}
+
+func mustParse(spec string) []pageRange {
+	if spec == "" {
+		return nil
+	}
+	rs, _ := parsePages(spec)
+	return rs
+}
+
+// firstPages is the spec of the first n pages of spec.
+func firstPages(spec string, n int) string {
+	shown, _, _ := selectPages(mustParse(spec), math.MaxInt32, n)
+	return formatPages(shown)
+}
+
+// formatPages writes pages back as a spec, runs folded: 1-3,7,9-12.
+func formatPages(pages []int) string {
+	return formatRanges(toRanges(pages))
+}
+
+// pdfText is what extractPDF found.
+type pdfText struct {
+	total     int
+	shown     []int
+	texts     []string
+	rest      string // pages asked for beyond MaxPDFPages
+	encrypted bool
+	failed    []pageFailure
+}
+
+type pageFailure struct {
+	page int
+	err  error
+}
+
+// errEncrypted wraps the parser's refusal of an encrypted PDF.
+type errEncrypted struct{ err error }
+
+func (e *errEncrypted) Error() string { return e.err.Error() }
+
+// pagesError is a bad pages parameter.
+type pagesError struct{ err error }
+
+func (e *pagesError) Error() string { return e.err.Error() }
+
+// extractPDF opens the PDF, counts its pages and extracts the text of the
+// pages spec asks for (the first MaxPDFPages when spec is empty).
+func extractPDF(ctx context.Context, f io.ReaderAt, size int64, spec string) (doc *pdfText, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			doc, err = nil, fmt.Errorf("malformed PDF: %v", x)
+		}
+	}()
+	rd, err := pdf.NewReader(pdf20Compat{f}, size)
+	if err != nil {
+		if isEncryptionError(err) {
+			return nil, &errEncrypted{err}
+		}
+		return nil, err
+	}
+	doc = &pdfText{total: rd.NumPage(), encrypted: !rd.Trailer().Key("Encrypt").IsNull()}
+	if doc.total <= 0 {
+		return nil, errors.New("malformed PDF: no pages in the page tree")
+	}
+	ranges := []pageRange{{1, 0}}
+	if spec != "" {
+		if ranges, err = parsePages(spec); err != nil {
+			return nil, &pagesError{err}
+		}
+	}
+	if doc.shown, doc.rest, err = selectPages(ranges, doc.total, MaxPDFPages); err != nil {
+		return nil, &pagesError{err}
+	}
+	for _, p := range doc.shown {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		text, err := pageText(rd.Page(p))
+		if err != nil {
+			doc.failed = append(doc.failed, pageFailure{p, err})
+		}
+		doc.texts = append(doc.texts, text)
+	}
+	return doc, nil
+}
+
+// isEncryptionError tells the parser's "needs a password" and "cipher
+// not supported" apart from damage.
+func isEncryptionError(err error) bool {
+	return errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encryption")
+}
+
+func (r *reading) pdfError(err error) error {
+	var enc *errEncrypted
+	var pe *pagesError
+	switch {
+	case errors.As(err, &pe):
+		return &tool.Error{Code: tool.CodeInvalidArgs, Message: pe.Error(),
+			Hint: fmt.Sprintf("e.g. --pages 1-%d (at most %d pages a call)", MaxPDFPages, MaxPDFPages)}
+	case errors.As(err, &enc):
+		return &tool.Error{Code: tool.CodeEncrypted,
+			Message: fmt.Sprintf("%s is an encrypted PDF (%v)", r.display, enc.err),
+			Hint:    "read cannot take passwords; ask for an unencrypted copy (e.g. qpdf --decrypt --password=PW in.pdf out.pdf)"}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &tool.Error{Code: tool.CodeCorruptFile,
+		Message: fmt.Sprintf("%s is not a readable PDF: %v", r.display, err),
+		Hint:    "the file may be damaged or truncated; ask for a fresh copy, or check it with bash (file, pdfinfo)"}
+}
+
+// pdf20Compat presents a PDF 2.0 header as 1.7 (same length, so no
+// offset moves): the parser reads 2.0 files but refuses their header.
+type pdf20Compat struct{ io.ReaderAt }
+
+func (c pdf20Compat) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.ReaderAt.ReadAt(p, off)
+	if off == 0 && bytes.HasPrefix(p[:n], []byte("%PDF-2.0")) {
+		copy(p[5:], "1.7")
+	}
+	return n, err
+}
+
+// pageText extracts a page's text in reading order: a line break where
+// the text moves to a new line, a space where it jumps along the line or
+// where a TJ array leaves a gap of a quarter em or more.
+func pageText(page pdf.Page) (text string, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = fmt.Errorf("%v", x)
+		}
+	}()
+	if page.V.IsNull() || page.V.Key("Contents").Kind() == pdf.Null {
+		return "", nil
+	}
+	fonts := map[string]*pdf.Font{}
+	for _, name := range page.Fonts() {
+		f := page.Font(name)
+		fonts[name] = &f
+	}
+	var (
+		b          strings.Builder
+		enc        pdf.TextEncoding
+		x, y       float64
+		lastX      float64
+		lastY      float64
+		positioned bool
+	)
+	newline := func() {
+		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	space := func() {
+		if s := b.String(); s != "" && !strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\n") {
+			b.WriteByte(' ')
+		}
+	}
+	moveTo := func(nx, ny float64) {
+		if positioned {
+			if math.Abs(ny-lastY) > 0.5 {
+				newline()
+			} else if nx != lastX {
+				space()
+			}
+		}
+		x, y, lastX, lastY, positioned = nx, ny, nx, ny, true
+	}
+	show := func(s string) {
+		if enc == nil {
+			b.WriteString(s)
+			return
+		}
+		for _, r := range enc.Decode(s) {
+			if r != utf8.RuneError {
+				b.WriteRune(r)
+			}
+		}
+	}
+	pdf.Interpret(page.V.Key("Contents"), func(stk *pdf.Stack, op string) {
+		args := make([]pdf.Value, stk.Len())
+		for i := len(args) - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "BT":
+			x, y = 0, 0
+		case "Tf":
+			if len(args) == 2 {
+				if f, ok := fonts[args[0].Name()]; ok {
+					enc = f.Encoder()
+				} else {
+					enc = nil
+				}
+			}
+		case "Td", "TD":
+			if len(args) == 2 {
+				moveTo(x+args[0].Float64(), y+args[1].Float64())
+			}
+		case "Tm":
+			if len(args) == 6 {
+				moveTo(args[4].Float64(), args[5].Float64())
+			}
+		case "T*":
+			newline()
+		case "'":
+			newline()
+			if len(args) == 1 {
+				show(args[0].RawString())
+			}
+		case "\"":
+			newline()
+			if len(args) == 3 {
+				show(args[2].RawString())
+			}
+		case "Tj":
+			if len(args) == 1 {
+				show(args[0].RawString())
+			}
+		case "TJ":
+			if len(args) == 1 {
+				v := args[0]
+				for i := 0; i < v.Len(); i++ {
+					switch e := v.Index(i); e.Kind() {
+					case pdf.String:
+						show(e.RawString())
+					case pdf.Integer, pdf.Real:
+						if e.Float64() < -250 {
+							space()
+						}
+					}
+				}
+			}
+		}
+	})
+	return b.String(), nil
+}

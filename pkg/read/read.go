@@ -1,0 +1,324 @@
+// Package read is the read tool: guarded, paged, byte-honest reading of
+// text files, PDFs, Jupyter notebooks and images.
+//
+// A call resolves the path (with the fallback spellings of path.go),
+// refuses device paths and special files before anything opens them, then
+// dispatches on the file's content: numbered text pages streamed from any
+// depth of a huge file, PDF text by page, notebook cells, or an image
+// downscaled to the configured limits.
+package read
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/textenc"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Name is the tool's name.
+const Name = "read"
+
+// Limits of one call. They are quoted in the description and the schema.
+const (
+	// DefaultLimit is the number of lines (notebook: cells) a call
+	// returns when limit is not given; it is also the most it may ask.
+	DefaultLimit = 2000
+	MaxLimit     = 2000
+	// MaxLineChars is the longest line shown whole; longer lines are cut
+	// and say how many characters were cut.
+	MaxLineChars = 2000
+	// MaxOutputBytes caps the text of one call; the head is kept and the
+	// continuation names the next call.
+	MaxOutputBytes = 24 * 1024
+	// MaxPDFPages is the most PDF pages one call extracts.
+	MaxPDFPages = 20
+	// FullScanMaxBytes: files up to this size are read whole on every
+	// call, which gives the exact line total, the line endings of the
+	// whole file and its sha256. Larger files are streamed only as far as
+	// the page needs (and to the end when that is cheap); they get no
+	// sha256.
+	FullScanMaxBytes = 64 << 20
+	// MaxNotebookBytes and MaxImageBytes bound what is loaded in memory.
+	MaxNotebookBytes = 64 << 20
+	MaxImageBytes    = 64 << 20
+	// MaxImagePixels bounds the pixels decoded from one image.
+	MaxImagePixels = 64_000_000
+)
+
+// Params are the tool's parameters.
+type Params struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+	Pages  string `json:"pages,omitempty"`
+}
+
+// Kinds of file read tells apart.
+const (
+	KindText     = "text"
+	KindPDF      = "pdf"
+	KindNotebook = "notebook"
+	KindImage    = "image"
+	KindBinary   = "binary"
+)
+
+// Result is the structured answer. Path, variant, kind, bytes and sha256
+// are always there; the other blocks belong to one kind each.
+type Result struct {
+	Path string `json:"path"`
+	// Variant names the spelling that matched when the literal path did
+	// not exist (at_prefix, file_url, narrow_nbsp, nfd, curly_quotes, or
+	// several joined by "+"); null when the literal path was read.
+	Variant *string `json:"variant"`
+	Kind    string  `json:"kind"`
+	Bytes   int64   `json:"bytes"`
+	// SHA256 is the hex digest of the file's bytes, the stamp that
+	// edit and write --if-match compare; null for files over
+	// FullScanMaxBytes.
+	SHA256 *string `json:"sha256"`
+
+	Lines      *Lines `json:"lines,omitempty"`
+	Encoding   string `json:"encoding,omitempty"`
+	LineEnding string `json:"line_ending,omitempty"`
+
+	Pages *Pages `json:"pages,omitempty"`
+
+	Cells    *Range `json:"cells,omitempty"`
+	Language string `json:"language,omitempty"`
+
+	Media *Media `json:"media,omitempty"`
+
+	Type string `json:"type,omitempty"` // binary: the detected format
+	MIME string `json:"mime,omitempty"`
+
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Lines is the page of a text file. TotalExact is false when the scan of
+// a huge file stopped after the page: Total is then a lower bound.
+type Lines struct {
+	Start      int  `json:"start"`
+	End        int  `json:"end"`
+	Total      int  `json:"total"`
+	TotalExact bool `json:"total_exact"`
+}
+
+// Range is a span of numbered items (notebook cells).
+type Range struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+	Total int `json:"total"`
+}
+
+// Pages are the PDF pages shown and the document's page count.
+type Pages struct {
+	Total int   `json:"total"`
+	Shown []int `json:"shown"`
+}
+
+// Media is an image as sent to the model, and the original it came from.
+type Media struct {
+	MIME   string `json:"mime"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Bytes  int    `json:"bytes"`
+	// Data is the base64 of the image sent; null when the model takes no
+	// images (models.capabilities.images is false).
+	Data     *string `json:"data"`
+	Original Image   `json:"original"`
+	Resized  bool    `json:"resized"`
+}
+
+// Image is an image's format and size.
+type Image struct {
+	MIME   string `json:"mime"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Bytes  int64  `json:"bytes"`
+}
+
+var (
+	//go:embed description.md
+	description string
+	//go:embed schema.json
+	schema string
+)
+
+// Tool is the registry entry.
+func Tool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: Name, Mode: tool.Parallel,
+		Description: description, Schema: schema,
+		Data: map[string]any{
+			"DefaultLimit":     DefaultLimit,
+			"MaxLimit":         MaxLimit,
+			"MaxLineChars":     MaxLineChars,
+			"MaxOutputKiB":     MaxOutputBytes / 1024,
+			"MaxPDFPages":      MaxPDFPages,
+			"FullScanMaxMiB":   FullScanMaxBytes >> 20,
+			"LineArrow":        LineArrow,
+			"NotebookMaxChars": NotebookOutputMaxChars,
+			"NotebookMaxLines": NotebookOutputMaxLines,
+			"Variants":         strings.Join([]string{VariantAtPrefix, VariantFileURL, VariantNarrowSpace, VariantNFD, VariantCurlyQuotes}, ", "),
+		},
+	}, Run)
+}
+
+// Run reads the file p.Path names.
+func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
+	if strings.TrimSpace(p.Path) == "" {
+		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "path is empty",
+			Hint: "pass the file to read, e.g. mcode read main.go"}
+	}
+	if strings.ContainsRune(p.Path, 0) {
+		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "path contains a NUL byte",
+			Hint: "pass the file name as it is, without control characters"}
+	}
+	if p.Offset < 0 || p.Limit < 0 || p.Limit > MaxLimit {
+		return nil, &tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("offset %d, limit %d: offset is a line number from 1, limit a count from 1 to %d", p.Offset, p.Limit, MaxLimit),
+			Hint:    "e.g. --offset 1 --limit 200"}
+	}
+	res, err := resolvePath(env, p.Path)
+	if err != nil {
+		return nil, err
+	}
+	display := p.Path
+	if res.variant != "" {
+		display = res.abs
+	}
+	if err := checkFileType(display, res.abs, res.info); err != nil {
+		return nil, err
+	}
+	f, err := openRegular(display, res.abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+
+	r := &reading{env: env, params: p, display: display, file: f, res: res, size: res.info.Size()}
+	r.result = Result{Path: res.abs, Bytes: r.size}
+	if res.variant != "" {
+		v := res.variant
+		r.result.Variant = &v
+		r.note("the path %q does not exist; read %s instead (spelling: %s)", p.Path, res.abs, res.variant)
+	}
+	head := make([]byte, textenc.SniffLen)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, readError(display, err)
+	}
+	head = head[:n]
+
+	switch kind, ft := classify(res.abs, head); kind {
+	case KindPDF:
+		return r.pdf(ctx)
+	case KindNotebook:
+		return r.notebook(ctx)
+	case KindImage:
+		return r.image(ctx, ft)
+	case KindBinary:
+		return r.binary(ft)
+	default:
+		return r.text(ctx, head)
+	}
+}
+
+// reading is one call in progress.
+type reading struct {
+	env     *tool.Env
+	params  Params
+	display string // the path as the caller wrote it (or the resolved one)
+	file    *os.File
+	res     *resolved
+	size    int64
+	result  Result
+}
+
+func (r *reading) note(format string, args ...any) {
+	r.result.Notes = append(r.result.Notes, fmt.Sprintf(format, args...))
+}
+
+// ignorePaging notes the parameters that do not apply to this kind.
+func (r *reading) ignorePaging(kind string, pages, offsetLimit bool) {
+	if pages && r.params.Pages != "" {
+		r.note("pages applies to PDF files only; ignored for this %s file", kind)
+	}
+	if offsetLimit && (r.params.Offset != 0 || r.params.Limit != 0) {
+		r.note("offset and limit apply to text files and notebooks; ignored for this %s file", kind)
+	}
+}
+
+// classify names the kind of a file from its name and first bytes.
+func classify(abs string, head []byte) (string, textenc.FileType) {
+	ext := strings.ToLower(filepath.Ext(abs))
+	if ext == ".ipynb" {
+		return KindNotebook, textenc.FileType{}
+	}
+	if isPDF(head) || ext == ".pdf" {
+		return KindPDF, textenc.FileType{Name: "PDF document", MIME: "application/pdf"}
+	}
+	ft, known := textenc.SniffType(head)
+	if known && imageMIMEs[ft.MIME] {
+		return KindImage, ft
+	}
+	_, detectErr := textenc.Detect(head)
+	binary := errors.Is(detectErr, textenc.ErrBinary)
+	if known && (!ft.Weak || binary) {
+		return KindBinary, ft
+	}
+	if binary {
+		return KindBinary, textenc.FileType{Name: "binary data", MIME: "application/octet-stream"}
+	}
+	return KindText, textenc.FileType{}
+}
+
+// binary refuses a file that is not text in any encoding read decodes.
+func (r *reading) binary(ft textenc.FileType) (*tool.Response, error) {
+	r.result.Kind = KindBinary
+	r.result.Type = ft.Name
+	r.result.MIME = ft.MIME
+	return &tool.Response{Result: r.result}, &tool.Error{Code: tool.CodeBinaryFile,
+		Message: fmt.Sprintf("%s is a binary file (%s, %s); it is not shown as text", r.display, ft.Name, humanBytes(r.size)),
+		Hint:    "read handles text, PDF, notebooks and images (png, jpeg, gif, webp); inspect other files with bash, e.g. file, or xxd | head"}
+}
+
+// readError turns a failed read into the contract's error.
+func readError(display string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) { // removed since the stat
+		return &tool.Error{Code: tool.CodeNotFound, Message: fmt.Sprintf("%s was removed while it was being read", display),
+			Hint: "check the path; use glob to find the file"}
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return &tool.Error{Code: tool.CodePermission,
+			Message: fmt.Sprintf("no permission to read %s", display),
+			Hint:    "the file is not readable by this user; check its mode and owner (ls -l)"}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("reading %s: %w", display, err)
+}
+
+// humanBytes renders a size for people: 512 B, 3.4 KiB, 1.2 GiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

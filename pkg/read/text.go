@@ -1,0 +1,303 @@
+package read
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/pkg/textenc"
+)
+
+// pageRequest is what a text page asks of the scanner.
+type pageRequest struct {
+	offset int // first line, 1-based
+	limit  int // lines at most
+	// size is the file's size from stat (0 for /proc files that have no
+	// size); fullScan says to read to the end whatever happens.
+	size     int64
+	fullScan bool
+	// rawScanned reports the file bytes consumed when r decodes them
+	// (UTF-16); nil when r reads the file itself.
+	rawScanned func() int64
+}
+
+// textPage is one page of numbered lines and what the scan learned.
+type textPage struct {
+	output     []byte
+	start, end int // lines shown; end < start when none
+	total      int // lines in the file, or at least this many when !totalExact
+	totalExact bool
+	// outputCapped says the page stopped at MaxOutputBytes before limit.
+	outputCapped bool
+	lf, crlf     int   // line breaks seen
+	scanned      int64 // bytes read
+	cutLines     []int // lines cut at MaxLineChars
+	nonUTF8Lines []int // lines that were not valid UTF-8, shown as Windows-1252
+}
+
+// lineEnding names the breaks seen.
+func (p *textPage) lineEnding() textenc.LineEnding {
+	switch {
+	case p.lf == 0:
+		return textenc.None
+	case p.crlf == 0:
+		return textenc.LF
+	case p.crlf == p.lf:
+		return textenc.CRLF
+	}
+	return textenc.Mixed
+}
+
+// scanBufSize is the read size of the scanner: large, so that a deep page
+// of a huge file costs few system calls, and fixed, so memory stays
+// bounded whatever the file.
+const scanBufSize = 1 << 20
+
+// keepLineBytes is how much of one line the scanner keeps: enough for
+// MaxLineChars characters of four bytes each. The rest is only counted.
+const keepLineBytes = MaxLineChars*utf8.UTFMax + utf8.UTFMax
+
+// scanPage streams r (UTF-8, or bytes to be shown as Windows-1252 where
+// they are not) to the requested page, numbers its lines like cat -n, and
+// goes on counting lines to the end when that is cheap: always under
+// fullScan, else when what is left is no more than what was read already,
+// so that a page near the start of a huge file does not cost a full pass.
+func scanPage(ctx context.Context, r io.Reader, req pageRequest) (*textPage, error) {
+	p := &textPage{start: req.offset, end: req.offset - 1}
+	bufLen := scanBufSize
+	if req.fullScan && req.size > 0 && req.size < int64(bufLen) {
+		bufLen = int(req.size) + 1 // one more byte, so the first read can see EOF
+	}
+	buf := make([]byte, max(bufLen, 4096))
+
+	const (
+		skipping = iota
+		collecting
+		counting
+	)
+	state := skipping
+	if req.offset <= 1 {
+		state = collecting
+	}
+	ln := 1            // the line that starts at the scan position
+	var line []byte    // the kept head of line ln
+	var dropped int    // characters of line ln beyond the kept head
+	var lineBytes bool // line ln has at least one byte
+	var lastByte byte  // last byte of line ln so far
+	var prevCR bool    // the previous chunk ended in '\r'
+	var lastChunkByte byte = '\n'
+	stoppedEarly := false
+
+	finishLine := func() {
+		shown, cut, nonUTF8 := lineText(line, dropped, lastByte == '\r')
+		before := len(p.output)
+		p.output = appendNumbered(p.output, ln, shown, cut)
+		if len(p.output) > MaxOutputBytes && ln > req.offset {
+			p.output = p.output[:before]
+			p.outputCapped = true
+			state = counting
+			return
+		}
+		if cut > 0 {
+			p.cutLines = append(p.cutLines, ln)
+		}
+		if nonUTF8 {
+			p.nonUTF8Lines = append(p.nonUTF8Lines, ln)
+		}
+		p.end = ln
+		if p.end-p.start+1 >= req.limit {
+			state = counting
+		}
+	}
+
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		if n > 0 {
+			p.scanned += int64(n)
+			lfs := bytes.Count(chunk, newline)
+			p.lf += lfs
+			p.crlf += bytes.Count(chunk, crlf)
+			if prevCR && chunk[0] == '\n' {
+				p.crlf++
+			}
+			prevCR = chunk[n-1] == '\r'
+			lastChunkByte = chunk[n-1]
+
+			if state == skipping {
+				// Skipping starts at a chunk's start, so the chunk's count
+				// tells at once whether the page begins in it.
+				if need := req.offset - ln; lfs < need {
+					ln += lfs
+					chunk = nil
+				} else {
+					for range need {
+						chunk = chunk[bytes.IndexByte(chunk, '\n')+1:]
+					}
+					ln += need
+					state = collecting
+				}
+			}
+			for state == collecting && len(chunk) > 0 {
+				i := bytes.IndexByte(chunk, '\n')
+				seg := chunk
+				if i >= 0 {
+					seg = chunk[:i]
+				}
+				if len(seg) > 0 {
+					lineBytes = true
+					lastByte = seg[len(seg)-1]
+					if room := keepLineBytes - len(line); room > 0 {
+						k := min(room, len(seg))
+						line = append(line, seg[:k]...)
+						seg = seg[k:]
+					}
+					dropped += countRuneStarts(seg)
+				}
+				if i < 0 {
+					break
+				}
+				chunk = chunk[i+1:]
+				finishLine()
+				ln++
+				line, dropped, lineBytes, lastByte = line[:0], 0, false, 0
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		read := p.scanned
+		if req.rawScanned != nil {
+			read = req.rawScanned()
+		}
+		if state == counting && !req.fullScan && req.size-read > read {
+			stoppedEarly = true
+			break
+		}
+	}
+	if state == collecting && lineBytes {
+		finishLine() // the last line has no newline
+	}
+
+	p.total = p.lf
+	if p.scanned > 0 && lastChunkByte != '\n' {
+		p.total++
+	}
+	p.totalExact = !stoppedEarly
+	if stoppedEarly {
+		p.total = p.lf + 1 // at least: bytes remain after the last break seen
+	}
+	return p, nil
+}
+
+var (
+	newline = []byte{'\n'}
+	crlf    = []byte{'\r', '\n'}
+)
+
+// countRuneStarts counts the characters in b, which may begin or end in
+// the middle of one: each UTF-8 sequence has exactly one non-continuation
+// byte.
+func countRuneStarts(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
+// lineText decodes the kept head of a line and cuts it at MaxLineChars.
+// dropped counts the characters past the head; crTerminated says the
+// line ended in '\r' (a CRLF break), which is neither shown nor counted.
+// It returns the text, how many characters were cut, and whether the line
+// was not UTF-8 and is shown decoded as Windows-1252.
+func lineText(head []byte, dropped int, crTerminated bool) (text string, cut int, nonUTF8 bool) {
+	if crTerminated {
+		if dropped > 0 {
+			dropped--
+		} else {
+			head = bytes.TrimSuffix(head, []byte{'\r'})
+		}
+	}
+	if dropped > 0 {
+		// The head may end inside a character; count that one as cut.
+		whole := trimCutRune(head)
+		dropped += countRuneStarts(head[len(whole):])
+		head = whole
+	}
+	var s string
+	if utf8.Valid(head) {
+		s = string(head)
+	} else {
+		// Not UTF-8: the common case is a Latin-1 or Windows-1252 line in
+		// an otherwise UTF-8 file. Show it decoded, never as U+FFFD.
+		s, _ = textenc.Decode(head, textenc.Windows1252)
+		nonUTF8 = true
+	}
+	chars := utf8.RuneCountInString(s)
+	if chars <= MaxLineChars {
+		return s, dropped, nonUTF8
+	}
+	n := 0
+	for i := range s {
+		if n == MaxLineChars {
+			return s[:i], dropped + chars - MaxLineChars, nonUTF8
+		}
+		n++
+	}
+	return s, dropped, nonUTF8
+}
+
+// trimCutRune drops an incomplete UTF-8 sequence at the end of b.
+func trimCutRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// numberWidth is cat -n's: the line number right-aligned in six columns.
+const numberWidth = 6
+
+// LineArrow separates the number from the line, as in `%6d→line`. edit
+// recognises this prefix when a model pastes numbered lines back.
+const LineArrow = "→"
+
+// appendNumbered appends "%6d→text\n", with a marker when the line was cut.
+func appendNumbered(dst []byte, n int, text string, cut int) []byte {
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(n), 10)
+	for i := len(digits); i < numberWidth; i++ {
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, digits...)
+	dst = append(dst, LineArrow...)
+	dst = append(dst, text...)
+	if cut > 0 {
+		dst = append(dst, cutMarkPrefix...)
+		dst = strconv.AppendInt(dst, int64(cut), 10)
+		dst = append(dst, cutMarkSuffix...)
+	}
+	return append(dst, '\n')
+}
+
+// A line cut at MaxLineChars ends with "… [N more characters]".
+const (
+	cutMarkPrefix = "… ["
+	cutMarkSuffix = " more characters]"
+)

@@ -1,0 +1,147 @@
+package read
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/textenc"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// text reads a page of a text file.
+func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error) {
+	r.ignorePaging("text", true, false)
+	enc, err := textenc.Detect(head)
+	if err != nil {
+		return nil, fmt.Errorf("detecting the encoding of %s: %w", r.display, err)
+	}
+	offset, limit := max(r.params.Offset, 1), r.params.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	fullScan := r.size <= FullScanMaxBytes
+	raw := &countingReader{r: r.file}
+	var src io.Reader = raw
+	var h hash.Hash
+	if fullScan {
+		h = sha256.New()
+		src = io.TeeReader(raw, h)
+	}
+	req := pageRequest{offset: offset, limit: limit, size: r.size, fullScan: fullScan}
+	if enc != textenc.UTF8 {
+		if src, err = textenc.NewReader(src, enc); err != nil {
+			return nil, err
+		}
+		req.rawScanned = func() int64 { return raw.n }
+	}
+	page, err := scanPage(ctx, src, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, readError(r.display, err)
+	}
+
+	res := &r.result
+	res.Kind = KindText
+	res.Encoding = string(enc)
+	res.LineEnding = string(page.lineEnding())
+	res.Lines = &Lines{Start: page.start, End: page.end, Total: page.total, TotalExact: page.totalExact}
+	if fullScan {
+		// A file under /proc says size 0 and has bytes all the same.
+		r.size = raw.n
+		res.Bytes = raw.n
+		res.SHA256 = hexSum(h.Sum(nil))
+	} else {
+		r.noteNoHash()
+	}
+
+	if page.end < page.start && (page.total > 0 || offset > 1) {
+		return nil, pastEnd(r.display, offset, page.total)
+	}
+	if page.total == 0 {
+		r.note("the file is empty")
+	}
+	if !page.totalExact {
+		r.note("the file is %s: the scan stopped after this page, so lines.total (%d) is a lower bound; the exact count would need a full pass",
+			humanBytes(r.size), page.total)
+	}
+	if n := len(page.cutLines); n > 0 {
+		r.note("%d %s longer than %d characters %s cut (%s); each cut line ends with %q",
+			n, plural(n, "line"), MaxLineChars, plural(n, "was", "were"), lineList(page.cutLines), cutMarkPrefix+"N"+cutMarkSuffix)
+	}
+	if n := len(page.nonUTF8Lines); n > 0 {
+		r.note("%s %s not valid UTF-8; shown decoded as Windows-1252 (%s)",
+			plural(n, "line", "lines"), plural(n, "is", "are"), lineList(page.nonUTF8Lines))
+	}
+
+	resp := &tool.Response{Output: string(page.output), Result: r.result}
+	more := page.end < page.total || !page.totalExact
+	if more && page.end >= page.start {
+		next := page.end + 1
+		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", shellQuote(r.hintPath()), next)
+		if r.params.Limit != 0 {
+			hint += " --limit " + strconv.Itoa(r.params.Limit)
+		}
+		if page.outputCapped {
+			hint = fmt.Sprintf("the output reached its %d KiB cap after line %d; %s", MaxOutputBytes/1024, page.end, hint)
+		}
+		resp.Continuation = &tool.Continuation{NextOffset: next, Hint: hint}
+		resp.Truncated = page.outputCapped || r.params.Limit == 0
+	}
+	return resp, nil
+}
+
+// hintPath is the path to repeat in a suggested call: the caller's own
+// spelling when it worked, else the file actually read.
+func (r *reading) hintPath() string {
+	if r.res.variant != "" {
+		return r.res.abs
+	}
+	return r.params.Path
+}
+
+func pastEnd(display string, offset, total int) error {
+	if total == 0 {
+		return &tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("offset %d is past the end: %s is empty", offset, display),
+			Hint:    "the file has no lines; read it without offset"}
+	}
+	return &tool.Error{Code: tool.CodeInvalidArgs,
+		Message: fmt.Sprintf("offset %d is past the end: %s has %d %s", offset, display, total, plural(total, "line")),
+		Hint:    fmt.Sprintf("use an offset from 1 to %d, e.g. --offset %d for the last lines", total, max(1, total-49))}
+}
+
+// plural picks the singular or plural word: plural(n, "line") adds an s;
+// plural(n, "is", "are") picks one of two.
+func plural(n int, one string, many ...string) string {
+	if n == 1 {
+		return one
+	}
+	if len(many) > 0 {
+		return many[0]
+	}
+	return one + "s"
+}
+
+// lineList renders up to ten line numbers: "3, 7, 12 and 4 more".
+func lineList(lines []int) string {
+	const shown = 10
+	var b strings.Builder
+	for i, n := range lines {
+		if i == shown {
+			fmt.Fprintf(&b, " and %d more", len(lines)-shown)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
+}
