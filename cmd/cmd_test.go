@@ -156,8 +156,19 @@ func TestToolsListFormats(t *testing.T) {
 			t.Fatalf("%s: exit %d %v", format, code, m)
 		}
 		tools := m["result"].(map[string]any)["tools"].([]any)
-		if len(tools) == 0 || !check(tools[0].(map[string]any)) {
-			t.Errorf("%s: wrong shape: %v", format, tools)
+		var datetime map[string]any
+		for _, raw := range tools {
+			tl := raw.(map[string]any)
+			name := tl["name"]
+			if fn, ok := tl["function"].(map[string]any); ok {
+				name = fn["name"]
+			}
+			if name == "datetime" {
+				datetime = tl
+			}
+		}
+		if datetime == nil || !check(datetime) {
+			t.Errorf("%s: no datetime tool of the right shape in %v", format, tools)
 		}
 	}
 }
