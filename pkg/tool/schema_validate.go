@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -61,28 +62,43 @@ func (v *validator) validate(args json.RawMessage) error {
 	return nil
 }
 
-var (
-	validatingProp = regexp.MustCompile(`validating /properties/([^:]+): `)
-	fraction       = regexp.MustCompile(`(-?\d+)/1\b`)
-	trailingZeros  = regexp.MustCompile(`(\d)\.0+\b`)
-	typeMismatch   = regexp.MustCompile(`type: (.*) has type "(\w+)", want "?([^"]+)"?$`)
-	missingProps   = regexp.MustCompile(`required: missing properties: \[(.*)\]`)
-)
+type rewrite struct {
+	re   *regexp.Regexp
+	with string
+}
+
+// rewrites turn the validator's wording into the reader's; compiled on
+// first use, since every mcode call pays for package-level regexps.
+var rewrites = sync.OnceValue(func() []rewrite {
+	r := func(pattern, with string) rewrite { return rewrite{regexp.MustCompile(pattern), with} }
+	return []rewrite{
+		r(`validating root: `, ""),
+		r(`validating /properties/([^:]+): `, ""),
+		r(`(-?\d+)/1\b`, "$1"),
+		r(`(\d)\.0+\b`, "$1"),
+		r(`type: (.*) has type "(\w+)", want "?([^"]+)"?$`, "got $2 $1, want $3"),
+		r(`required: missing properties: \[(.*)\]`, "missing required field $1"),
+		r(`minimum: (\S+) is less than (\S+)`, "got $1, must be at least $2"),
+		r(`maximum: (\S+) is greater than (\S+)`, "got $1, must be at most $2"),
+		r(`exclusiveMinimum: (\S+) is less than or equal to (\S+)`, "got $1, must be more than $2"),
+		r(`unexpected additional properties`, "unknown fields"),
+	}
+})
+
+var validatingProp = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`validating /properties/([^:]+): `)
+})
 
 // readableValidation rewrites the validator's message so that it names
-// the field first: `field "tz": type: 5 has type "integer", want "string"`.
+// the field first: `field "offset": got 0, must be at least 1`.
 func readableValidation(msg string) string {
-	msg = strings.ReplaceAll(msg, "validating root: ", "")
 	var fields []string
-	for _, m := range validatingProp.FindAllStringSubmatch(msg, -1) {
+	for _, m := range validatingProp().FindAllStringSubmatch(msg, -1) {
 		fields = append(fields, m[1])
 	}
-	msg = validatingProp.ReplaceAllString(msg, "")
-	msg = fraction.ReplaceAllString(msg, "$1")
-	msg = trailingZeros.ReplaceAllString(msg, "$1")
-	msg = typeMismatch.ReplaceAllString(msg, "got $2 $1, want $3")
-	msg = missingProps.ReplaceAllString(msg, "missing required field $1")
-	msg = strings.ReplaceAll(msg, "unexpected additional properties", "unknown fields")
+	for _, rw := range rewrites() {
+		msg = rw.re.ReplaceAllString(msg, rw.with)
+	}
 	if len(fields) > 0 {
 		msg = fmt.Sprintf("field %q: %s", strings.Join(fields, "."), msg)
 	}

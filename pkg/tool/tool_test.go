@@ -238,3 +238,17 @@ func TestEnvAbs(t *testing.T) {
 		}
 	}
 }
+
+func TestReadableValidation(t *testing.T) {
+	tl := echoTool("echo")
+	for args, want := range map[string]string{
+		`{"path":"a","limit":0}`:    `field "limit": got 0, must be at least 1`,
+		`{"path":"a","limit":2001}`: `field "limit": got 2001, must be at most 2000`,
+		`{"path":"a","limit":1.5}`:  `field "limit": got number 1.5, want integer`,
+	} {
+		err := tl.Validate(json.RawMessage(args))
+		if te := AsError(err); te == nil || !strings.HasSuffix(te.Message, want) {
+			t.Errorf("%s: got %v, want suffix %q", args, err, want)
+		}
+	}
+}
