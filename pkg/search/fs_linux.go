@@ -106,10 +106,13 @@ func modeType(mode uint32) entryType {
 }
 
 // readFile reads the regular file name into buf (grown as needed, and
-// returned for reuse) if it is at most maxSize bytes. O_NONBLOCK keeps a FIFO
-// that replaced a file since the folder was read from blocking the open;
-// the fstat then refuses it.
-func (d dirHandle) readFile(name string, buf []byte, maxSize int64) (data, scratch []byte, info fileInfo, err error) {
+// returned for reuse) if it is at most maxSize bytes. A read of a regular
+// file returns less than asked only at its end, so most files cost one
+// openat, one read and one close: fstat runs only when the first read
+// fills the buffer (to learn the size) or when the caller needs the
+// modification time. O_NONBLOCK keeps a FIFO that replaced a file since
+// its folder was read from blocking the open.
+func (d dirHandle) readFile(name string, buf []byte, maxSize int64, wantStat bool) (data, scratch []byte, info fileInfo, err error) {
 	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	for err == unix.EINTR {
 		fd, err = unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
@@ -118,23 +121,47 @@ func (d dirHandle) readFile(name string, buf []byte, maxSize int64) (data, scrat
 		return nil, buf, info, err
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, buf, info, err
+	info.typ = typeFile
+	stat := func() error {
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return err
+		}
+		info = fileInfo{typ: modeType(st.Mode), size: st.Size, mtime: st.Mtim.Nano()}
+		return nil
 	}
-	info = fileInfo{typ: modeType(st.Mode), size: st.Size, mtime: st.Mtim.Nano()}
-	if info.typ != typeFile || st.Size > maxSize {
-		return nil, buf, info, nil
+	if wantStat {
+		if err := stat(); err != nil {
+			return nil, buf, info, err
+		}
+		if info.typ != typeFile || info.size > maxSize {
+			return nil, buf, info, nil
+		}
 	}
-	// The size from fstat bounds the read: one read call for a file that
-	// is not being written to, and no read at all for an empty one.
-	size := int(st.Size)
-	if cap(buf) < size {
-		buf = make([]byte, max(size, 64<<10))
+	if cap(buf) < firstReadSize {
+		buf = make([]byte, firstReadSize)
 	}
-	buf = buf[:size]
-	n := 0
-	for n < size {
+	buf = buf[:cap(buf)]
+	n, statted := 0, wantStat
+	for {
+		if n == len(buf) {
+			if !statted {
+				if err := stat(); err != nil {
+					return nil, buf, info, err
+				}
+				statted = true
+				if info.typ != typeFile || info.size > maxSize {
+					return nil, buf, info, nil
+				}
+			}
+			if int64(n) > maxSize {
+				info.size = int64(n)
+				return nil, buf, info, nil // it grew past the limit while read
+			}
+			grown := make([]byte, min(max(2*len(buf), int(info.size)+1), int(maxSize)+1))
+			copy(grown, buf[:n])
+			buf = grown
+		}
 		m, err := unix.Read(fd, buf[n:])
 		if err == unix.EINTR {
 			continue
@@ -150,3 +177,6 @@ func (d dirHandle) readFile(name string, buf []byte, maxSize int64) (data, scrat
 	info.size = int64(n)
 	return buf[:n], buf, info, nil
 }
+
+// firstReadSize covers most source files in one read.
+const firstReadSize = 256 << 10

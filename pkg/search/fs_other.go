@@ -62,7 +62,7 @@ func (d dirHandle) lstat(name string) (entryType, int64, int64, error) {
 	return modeType(fi.Mode()), fi.ModTime().UnixNano(), fi.Size(), nil
 }
 
-func (d dirHandle) readFile(name string, buf []byte, maxSize int64) (data, scratch []byte, info fileInfo, err error) {
+func (d dirHandle) readFile(name string, buf []byte, maxSize int64, wantStat bool) (data, scratch []byte, info fileInfo, err error) {
 	p := filepath.Join(d.path, name)
 	fi, err := os.Lstat(p)
 	if err != nil {

@@ -51,6 +51,8 @@ func readIndexFile(path, gitDir string, hashSize int) ([]string, error) {
 		names = append(names, more...)
 		slices.Sort(names)
 		names = slices.Compact(names)
+		// Entries the split part replaces carry an empty name.
+		names = slices.DeleteFunc(names, func(s string) bool { return s == "" })
 	}
 	return names, nil
 }

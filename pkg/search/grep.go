@@ -237,7 +237,7 @@ func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 
 func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, explicit bool) {
 	gw := &g.workers[wk.id]
-	data, buf, info, err := d.readFile(name, wk.fileBuf, MaxFileSize)
+	data, buf, info, err := d.readFile(name, wk.fileBuf, MaxFileSize, g.p.Sort == SortModified)
 	wk.fileBuf = buf
 	switch {
 	case err != nil || info.typ != typeFile:

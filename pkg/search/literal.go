@@ -80,7 +80,14 @@ func literalInfo(runes []rune, fold bool) litInfo {
 		}
 	}
 	if safe {
-		return litInfo{exact: litSet{{s: asciiLower(string(runes)), fold: true}}, isExact: true}
+		low := asciiLower(string(runes))
+		if i := letterIndex(low); i >= 0 && letterIndex(low[i+1:]) < 0 {
+			// One letter ("[Ff]" parses as a folded "f"): its two cases
+			// combine with neighbouring plain literals.
+			up := low[:i] + string(low[i]-'a'+'A') + low[i+1:]
+			return litInfo{exact: litSet{{s: up}, {s: low}}, isExact: true}
+		}
+		return litInfo{exact: litSet{{s: low, fold: hasLetter(low)}}, isExact: true}
 	}
 	best, cur := "", []rune{}
 	for _, r := range append(runes, utf8.RuneError) {
@@ -193,6 +200,15 @@ func product(a, b litSet) (litSet, bool) {
 		}
 	}
 	return out, true
+}
+
+func letterIndex(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' {
+			return i
+		}
+	}
+	return -1
 }
 
 func hasLetter(s string) bool {

@@ -340,7 +340,7 @@ func (w *walker) trackedPath(rel string, isDir bool) bool {
 const maxIgnoreFileSize = 4 << 20
 
 func (w *walker) readRules(wk *worker, d dirHandle, base, source, name string) *ruleSet {
-	data, buf, _, err := d.readFile(name, wk.fileBuf, maxIgnoreFileSize)
+	data, buf, _, err := d.readFile(name, wk.fileBuf, maxIgnoreFileSize, false)
 	wk.fileBuf = buf
 	if err != nil || data == nil {
 		return nil
