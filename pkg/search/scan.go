@@ -46,7 +46,7 @@ func newFinder(l lit) finder {
 // finderState caches, per file, where each case of a pivot next occurs,
 // so that scanning for 'e' and 'E' never rescans text.
 type finderState struct {
-	nextLo, nextUp int // absolute positions; -1 none left; -2 not yet searched
+	nextLo, nextUp int  // absolute positions; -1 none left; -2 not yet searched
 	next           int  // cached result of index(from) for multi-literal sets
 	common         bool // the exact pivot proved common in this text: use bytes.Index
 }
