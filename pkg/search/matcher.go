@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -72,6 +73,9 @@ func compileMatcher(pattern string, fixed, fold, multiline bool) (*matcher, erro
 	}
 	m := &matcher{re: re, multiline: multiline}
 	p := planFor(parsed)
+	if !multiline {
+		p = p.withoutNewlines()
+	}
 	for _, l := range p.scan {
 		m.scan = append(m.scan, newFinder(l))
 	}
@@ -89,6 +93,24 @@ func compileMatcher(pattern string, fixed, fold, multiline bool) (*matcher, erro
 		}
 	}
 	return m, nil
+}
+
+// withoutNewlines drops the literals that hold a line break: a line never
+// contains one (a "\s" class offers "\n" as one of its strings).
+func (p plan) withoutNewlines() plan {
+	keep := func(s litSet) litSet {
+		return slices.DeleteFunc(slices.Clone(s), func(l lit) bool { return strings.ContainsRune(l.s, '\n') })
+	}
+	out := plan{scan: keep(p.scan), exact: p.exact}
+	if len(out.scan) == 0 {
+		return plan{}
+	}
+	for _, s := range p.also {
+		if k := keep(s); len(k) > 0 {
+			out.also = append(out.also, k)
+		}
+	}
+	return out
 }
 
 // patternError explains a regexp syntax error with the column it is at.
