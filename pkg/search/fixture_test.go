@@ -376,3 +376,25 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		}
 	}
 }
+
+func TestContentRenderingMatchesRipgrep(t *testing.T) {
+	root, home := fixture(t)
+	needPeer(t, "rg")
+	for _, c := range []struct {
+		path, pattern string
+		context       int
+	}{
+		{"multi.txt", "bar", 1},
+		{"multi.txt", "foo", 2},
+		{"src/main.go", "needle|package", 1},
+		{"docs/readme.md", "e", 0},
+	} {
+		res := grep(t, testEnv(root, home), GrepParams{Pattern: c.pattern, Path: c.path, Mode: ModeContent, Context: c.context})
+		out, _ := res.render()
+		got := out[:strings.LastIndex(out[:len(out)-1], "\n")+1] // without the summary line
+		want := run(t, root, "rg", "--no-config", "-H", "-n", "--no-heading", "-C", fmt.Sprint(c.context), "--", c.pattern, c.path)
+		if got != want {
+			t.Errorf("%s %q -C %d:\ngot:\n%s\nripgrep:\n%s", c.path, c.pattern, c.context, got, want)
+		}
+	}
+}

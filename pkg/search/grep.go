@@ -483,22 +483,26 @@ func (res *GrepResult) render() (string, bool) {
 	case ModeContent:
 		shown := 0
 		prevPath, prevLine := "", 0
-		for _, m := range res.Matches {
+		for i, m := range res.Matches {
 			var chunk strings.Builder
 			first := m.Line - len(m.Before)
 			if p.Context > 0 && shown > 0 && (m.Path != prevPath || first > prevLine+1) {
 				chunk.WriteString("--\n")
 			}
-			for i, t := range m.Before {
-				if n := first + i; m.Path != prevPath || n > prevLine {
+			for j, t := range m.Before {
+				if n := first + j; m.Path != prevPath || n > prevLine {
 					fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
 				}
 			}
 			fmt.Fprintf(&chunk, "%s:%d:%s\n", m.Path, m.Line, m.Text)
 			last := m.Line
-			for i, t := range m.After {
-				fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, m.Line+1+i, t)
-				last = m.Line + 1 + i
+			for j, t := range m.After {
+				n := m.Line + 1 + j
+				if i+1 < len(res.Matches) && res.Matches[i+1].Path == m.Path && n >= res.Matches[i+1].Line {
+					break // the next match prints this line
+				}
+				fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
+				last = n
 			}
 			if b.Len()+chunk.Len() > GrepMaxOutputBytes {
 				capped = true
