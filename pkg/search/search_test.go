@@ -356,3 +356,17 @@ func TestGlobFilter(t *testing.T) {
 		t.Errorf("expandBraces: %v", got)
 	}
 }
+
+func TestREADMEListsDefaultExcludes(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "**Default excludes**")
+	section, _, _ = strings.Cut(section, "(`search.DefaultExcludes`)")
+	for _, d := range DefaultExcludes {
+		if !strings.Contains(section, "`"+d+"`") {
+			t.Errorf("README's default excludes do not list %s", d)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sensitive
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,23 @@ func TestRulesAreWellFormed(t *testing.T) {
 	}
 	if len(Globs()) != len(Rules) {
 		t.Error("Globs must render every rule")
+	}
+}
+
+// The README lists every rule: the documentation cannot drift from the code.
+func TestREADMEListsEveryRule(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "### Sensitive files")
+	for _, r := range Rules {
+		want := "`" + r.Pattern + "`"
+		if r.Kind == Dir {
+			want = "`" + r.Pattern + "/`"
+		}
+		if !strings.Contains(section, want) {
+			t.Errorf("README's \"Sensitive files\" section does not list %s", want)
+		}
 	}
 }
