@@ -383,16 +383,23 @@ func TestContentRenderingMatchesRipgrep(t *testing.T) {
 	for _, c := range []struct {
 		path, pattern string
 		context       int
+		multiline     bool
 	}{
-		{"multi.txt", "bar", 1},
-		{"multi.txt", "foo", 2},
-		{"src/main.go", "needle|package", 1},
-		{"docs/readme.md", "e", 0},
+		{"multi.txt", `foo\nbar`, 1, true},
+		{"multi.txt", `bar\nfoo`, 0, true},
+		{"multi.txt", "bar", 1, false},
+		{"multi.txt", "foo", 2, false},
+		{"src/main.go", "needle|package", 1, false},
+		{"docs/readme.md", "e", 0, false},
 	} {
-		res := grep(t, testEnv(root, home), GrepParams{Pattern: c.pattern, Path: c.path, Mode: ModeContent, Context: c.context})
+		res := grep(t, testEnv(root, home), GrepParams{Pattern: c.pattern, Path: c.path, Mode: ModeContent, Context: c.context, Multiline: c.multiline})
 		out, _ := res.render()
 		got := out[:strings.LastIndex(out[:len(out)-1], "\n")+1] // without the summary line
-		want := run(t, root, "rg", "--no-config", "-H", "-n", "--no-heading", "-C", fmt.Sprint(c.context), "--", c.pattern, c.path)
+		args := []string{"--no-config", "-H", "-n", "--no-heading", "-C", fmt.Sprint(c.context)}
+		if c.multiline {
+			args = append(args, "-U")
+		}
+		want := run(t, root, "rg", append(args, "--", c.pattern, c.path)...)
 		if got != want {
 			t.Errorf("%s %q -C %d:\ngot:\n%s\nripgrep:\n%s", c.path, c.pattern, c.context, got, want)
 		}

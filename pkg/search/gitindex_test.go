@@ -98,7 +98,7 @@ func TestReadIndexInLinkedWorktree(t *testing.T) {
 	if err != nil || !slices.Contains(got, "b/d/e.txt") {
 		t.Fatalf("worktree index: %v %v", got, err)
 	}
-	if ign, _ := repo.baseRules().ignored("x.local", "x.local", false); !ign {
+	if ign, _ := repo.baseRules(nil, "").ignored("x.local", "x.local", false); !ign {
 		t.Error("the shared info/exclude of a linked worktree is not applied")
 	}
 }

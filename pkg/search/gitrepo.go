@@ -188,18 +188,18 @@ func configValue(v string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// baseRules are the repository-wide rules, lowest precedence first: the
-// global excludes file, then .git/info/exclude.
-func (r *gitRepo) baseRules() *rules {
-	var rs *rules
+// baseRules pushes the repository-wide rules onto rs, lowest precedence
+// first: the global excludes file, then .git/info/exclude. at is the work
+// tree's top relative to the walk's base ("" when it is the base).
+func (r *gitRepo) baseRules(rs *rules, at string) *rules {
 	if r.excludesFile != "" {
 		if data, err := os.ReadFile(r.excludesFile); err == nil {
-			rs = rs.push(parseRules("", r.excludesFile, data, true))
+			rs = rs.push(parseRules(at, r.excludesFile, data, true))
 		}
 	}
 	info := filepath.Join(r.commonDir, "info", "exclude")
 	if data, err := os.ReadFile(info); err == nil {
-		rs = rs.push(parseRules("", info, data, true))
+		rs = rs.push(parseRules(at, info, data, true))
 	}
 	return rs
 }

@@ -148,7 +148,7 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 	}
 	n := workerCount()
 	g.workers = make([]globWorker, n)
-	g.walk = newWalker(t.base, t.repo, n, g)
+	g.walk = newWalker(t.base, t.git, n, g)
 	g.walk.useIgnore = !lift
 	g.walk.wantDirs = p.Type == TypeDir
 	if lift && !slices.Contains(strings.Split(p.Pattern, "/"), ".git") {
@@ -156,7 +156,7 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 	} else if lift {
 		g.walk.skipGit = false
 	}
-	complete := g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules})
+	complete := g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	return g.result(complete, lift), nil
 }
 

@@ -186,13 +186,13 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	for i := range g.workers {
 		g.workers[i].st = m.newState()
 	}
-	g.walk = newWalker(t.base, t.repo, n, g)
+	g.walk = newWalker(t.base, t.git, n, g)
 	g.walk.useIgnore = !p.NoIgnore
 	complete := true
 	if t.isFile {
 		g.searchOne(ctx)
 	} else {
-		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules})
+		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	}
 	return g.result(complete), nil
 }
@@ -277,8 +277,18 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, explicit boo
 // matchAt renders one matching line and its context.
 func (g *grepRun) matchAt(data []byte, ls, le, line int) Match {
 	text := data[ls:le]
-	ms, me := g.m.matchSpan(text)
-	m := Match{Line: line, Text: clipLine(text, ms, me)}
+	var m Match
+	if bytes.IndexByte(text, '\n') >= 0 {
+		// A multiline match: each of its lines is clipped on its own.
+		var lines []string
+		for _, l := range bytes.Split(text, []byte{'\n'}) {
+			lines = append(lines, clipLine(l, 0, 0))
+		}
+		m = Match{Line: line, Text: strings.Join(lines, "\n")}
+	} else {
+		ms, me := g.m.matchSpan(text)
+		m = Match{Line: line, Text: clipLine(text, ms, me)}
+	}
 	if c := g.p.Context; c > 0 {
 		start := ls
 		for i := 0; i < c && start > 0; i++ {
@@ -494,10 +504,13 @@ func (res *GrepResult) render() (string, bool) {
 					fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
 				}
 			}
-			fmt.Fprintf(&chunk, "%s:%d:%s\n", m.Path, m.Line, m.Text)
-			last := m.Line
+			span := strings.Split(m.Text, "\n")
+			for j, t := range span {
+				fmt.Fprintf(&chunk, "%s:%d:%s\n", m.Path, m.Line+j, t)
+			}
+			last := m.Line + len(span) - 1
 			for j, t := range m.After {
-				n := m.Line + 1 + j
+				n := last + 1 + j
 				if i+1 < len(res.Matches) && res.Matches[i+1].Path == m.Path && n >= res.Matches[i+1].Line {
 					break // the next match prints this line
 				}
@@ -528,6 +541,9 @@ func (res *GrepResult) render() (string, bool) {
 func (res *GrepResult) summary(p GrepParams) string {
 	var b strings.Builder
 	unit := map[string]string{ModeFiles: "file", ModeCount: "file", ModeContent: "matching line"}[p.Mode]
+	if p.Multiline && p.Mode == ModeContent {
+		unit = "match"
+	}
 	if res.Total == 0 {
 		fmt.Fprintf(&b, "No matches for %q in %s", p.Pattern, res.Path)
 	} else {

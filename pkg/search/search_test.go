@@ -370,3 +370,26 @@ func TestREADMEListsDefaultExcludes(t *testing.T) {
 		}
 	}
 }
+
+// A folder holding several repositories is not a repository itself: each
+// nested work tree's index still decides what is tracked.
+func TestNestedRepositories(t *testing.T) {
+	needPeer(t, "git")
+	home := isolate(t)
+	ws := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		dir := filepath.Join(ws, name)
+		writeFiles(t, dir, map[string]string{"src/main.c": "needle", "build/gen.c": "needle"})
+		run(t, dir, "git", "init", "-q")
+		if name == "a" {
+			run(t, dir, "git", "add", "-A") // a tracks its build/; b does not
+		} else {
+			run(t, dir, "git", "add", "src")
+		}
+		writeFiles(t, dir, map[string]string{".git/info/exclude": "*.local\n", "x.local": "needle"})
+	}
+	res := grep(t, &tool.Env{Root: ws, UserHome: home}, GrepParams{Pattern: "needle"})
+	if want := []string{"a/build/gen.c", "a/src/main.c", "b/src/main.c"}; !slices.Equal(res.Files, want) {
+		t.Errorf("files %v, want %v", res.Files, want)
+	}
+}

@@ -38,6 +38,7 @@ type target struct {
 	base    string // folder every walk path is relative to: the work tree's top, else dir
 	rel     string // dir relative to base, slash-separated ("" when equal)
 	repo    *gitRepo
+	git     gitEnv
 	rules   *rules // the rules in force above and at dir
 	// excluded is set when the path given is itself excluded by an ignore
 	// rule or a default exclude (it is searched anyway, being explicit).
@@ -80,7 +81,8 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 	}
 	t.base = t.dir
 	if useIgnore {
-		t.repo = findRepo(t.dir, gitEnv{Home: env.UserHome, XDGConfigHome: os.Getenv("XDG_CONFIG_HOME")})
+		t.git = gitEnv{Home: env.UserHome, XDGConfigHome: os.Getenv("XDG_CONFIG_HOME")}
+		t.repo = findRepo(t.dir, t.git)
 		if t.repo != nil {
 			t.base = t.repo.top
 		}
@@ -91,7 +93,7 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 	if useIgnore {
 		var rs *rules
 		if t.repo != nil {
-			rs = t.repo.baseRules()
+			rs = t.repo.baseRules(nil, "")
 		}
 		t.rules, t.excluded = ancestorRules(t.base, t.rel, rs)
 		if t.isFile && t.excluded == "" {

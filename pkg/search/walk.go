@@ -109,7 +109,9 @@ type dirent struct {
 type dirJob struct {
 	rel     string // relative to the walk's base, slash-separated
 	rules   *rules
-	tracked bool // inside an excluded folder that git tracks files in: only tracked paths pass
+	tracked bool     // inside an excluded folder that git tracks files in: only tracked paths pass
+	repo    *gitRepo // the work tree this folder belongs to, if any
+	repoRel string   // that work tree's top, relative to the walk's base
 }
 
 // walker is a parallel walk of one tree: workers take folders from a
@@ -118,7 +120,7 @@ type dirJob struct {
 // per file.
 type walker struct {
 	base      string // absolute; every rel path is relative to it
-	repo      *gitRepo
+	git       gitEnv
 	useIgnore bool // ignore files and default excludes apply
 	skipGit   bool // .git folders are never entered
 	wantDirs  bool
@@ -133,8 +135,8 @@ type walker struct {
 	busy  int
 }
 
-func newWalker(base string, repo *gitRepo, n int, v visitor) *walker {
-	w := &walker{base: base, repo: repo, useIgnore: true, skipGit: true, visit: v}
+func newWalker(base string, git gitEnv, n int, v visitor) *walker {
+	w := &walker{base: base, git: git, useIgnore: true, skipGit: true, visit: v}
 	w.cond = sync.NewCond(&w.mu)
 	for i := range n {
 		w.workers = append(w.workers, &worker{id: i})
@@ -239,6 +241,20 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		prefix = job.rel + "/"
 	}
 	rs := job.rules
+	if w.useIgnore && job.rel != "" && (job.repo == nil || job.repoRel != job.rel) {
+		// A work tree inside the walk (another repository, a submodule):
+		// its index decides what is tracked below here.
+		for _, e := range wk.names {
+			if e.name == ".git" {
+				abs := w.abs(job.rel)
+				if r := openRepo(abs, filepath.Join(abs, ".git"), e.typ == typeDir, w.git); r != nil {
+					job.repo, job.repoRel, job.tracked = r, job.rel, false
+					rs = r.baseRules(rs, job.rel)
+				}
+				break
+			}
+		}
+	}
 	if w.useIgnore && !job.tracked {
 		for _, f := range ignoreFiles {
 			for _, e := range wk.names {
@@ -271,21 +287,21 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		}
 		switch {
 		case job.tracked:
-			if !w.trackedPath(rel, isDir) {
+			if !job.trackedPath(rel, isDir) {
 				wk.stats.ignored++
 				continue
 			}
 			if isDir {
-				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true}, e.name)
+				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
 				continue
 			}
 		case w.useIgnore:
 			ignored, byGit := rs.ignored(rel, e.name, isDir)
 			byDefault := !ignored && isDir && isDefaultExcluded(e.name)
 			if ignored || byDefault {
-				if (byGit || byDefault) && w.trackedPath(rel, isDir) {
+				if (byGit || byDefault) && job.trackedPath(rel, isDir) {
 					if isDir {
-						subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true}, e.name)
+						subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
 						continue
 					}
 					break
@@ -299,7 +315,7 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		}
 		switch typ {
 		case typeDir:
-			subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs}, e.name)
+			subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, repo: job.repo, repoRel: job.repoRel}, e.name)
 		case typeFile, typeSymlink:
 			w.visit.file(wk, d, rel, e.name, typ)
 		default:
@@ -324,16 +340,19 @@ func (w *walker) addDir(wk *worker, d dirHandle, subdirs []dirJob, job dirJob, n
 }
 
 // trackedPath reports whether git tracks the file, or something inside
-// the folder, at rel. It reads the index on first use only: most walks
-// never meet an excluded path that git tracks.
-func (w *walker) trackedPath(rel string, isDir bool) bool {
-	if w.repo == nil {
+// the folder, at rel (relative to the walk's base). It reads the index on
+// first use only: most walks never meet an excluded path.
+func (job *dirJob) trackedPath(rel string, isDir bool) bool {
+	if job.repo == nil {
 		return false
 	}
-	if isDir {
-		return w.repo.tracksUnder(rel)
+	if job.repoRel != "" {
+		rel = rel[len(job.repoRel)+1:]
 	}
-	return w.repo.isTracked(rel)
+	if isDir {
+		return job.repo.tracksUnder(rel)
+	}
+	return job.repo.isTracked(rel)
 }
 
 // maxIgnoreFileSize bounds the ignore files read; bigger ones are not rules.
