@@ -205,17 +205,7 @@ func (g *grepRun) searchOne(ctx context.Context) {
 		return
 	}
 	defer d.close()
-	name := g.t.abs[len(g.t.abs)-len(baseName(g.t.abs)):]
-	g.search(wk, d, joinRel(g.t.rel, name), name, true)
-}
-
-func baseName(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' || p[i] == '\\' {
-			return p[i+1:]
-		}
-	}
-	return p
+	g.search(wk, d, joinRel(g.t.rel, g.t.file), g.t.file)
 }
 
 func (g *grepRun) dir(*worker, dirHandle, string, string) {}
@@ -232,10 +222,10 @@ func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 	if typ != typeFile {
 		return // symlinks are not followed, as ripgrep does: their targets are searched where they live
 	}
-	g.search(wk, d, rel, name, false)
+	g.search(wk, d, rel, name)
 }
 
-func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, explicit bool) {
+func (g *grepRun) search(wk *worker, d dirHandle, rel, name string) {
 	gw := &g.workers[wk.id]
 	data, buf, info, err := d.readFile(name, wk.fileBuf, MaxFileSize, g.p.Sort == SortModified)
 	wk.fileBuf = buf

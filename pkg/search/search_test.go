@@ -267,8 +267,19 @@ func TestSpecialFilesAndSymlinks(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("grep blocked on a FIFO")
 	}
+	// A symlink named explicitly is followed, unless its target is a secret.
+	if res := grep(t, env, GrepParams{Pattern: "needle", Path: "link.txt"}); !slices.Equal(res.Files, []string{"link.txt"}) {
+		t.Errorf("explicit symlink: %v", res.Files)
+	}
+	writeFiles(t, outside, map[string]string{".ssh/id_ed25519": "needle"})
+	if err := os.Symlink(filepath.Join(outside, ".ssh", "id_ed25519"), filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Grep(context.Background(), env, GrepParams{Pattern: "needle", Path: "notes.txt"}); errorCode(err) != tool.CodeDenied {
+		t.Errorf("symlink to a secret: %v, want denied", err)
+	}
 	g := glob(t, env, GlobParams{Pattern: "**"})
-	if !slices.Equal(g.Paths, []string{"a.txt", "link.txt", "out"}) {
+	if !slices.Equal(g.Paths, []string{"a.txt", "link.txt", "notes.txt", "out"}) {
 		t.Errorf("glob lists %v; want the files and symlinks, not the FIFO, nothing behind out/", g.Paths)
 	}
 	d := glob(t, env, GlobParams{Pattern: "**", Type: TypeDir})

@@ -34,6 +34,7 @@ type target struct {
 	abs     string // the path as given, absolute
 	display string // as results show it: relative to the workspace root when inside it
 	isFile  bool
+	file    string // for a file: its name in dir (symlinks resolved)
 	dir     string // the folder searched (the file's folder for a file)
 	base    string // folder every walk path is relative to: the work tree's top, else dir
 	rel     string // dir relative to base, slash-separated ("" when equal)
@@ -64,20 +65,26 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 		return nil, err
 	}
 	t.isFile = !fi.IsDir()
-	if sensitive.MatchPath(filepath.ToSlash(t.display), !t.isFile) || sensitive.MatchName(filepath.Base(abs), !t.isFile) {
-		return nil, &tool.Error{Code: tool.CodeDenied,
-			Message: fmt.Sprintf("%s is a sensitive path (keys, credentials or tokens): search never reads it", path),
-			Hint:    "search another path; the list of sensitive names is in mcode's README (\"Sensitive files\")"}
+	// A path named explicitly is followed if it is a symlink, so the
+	// target is checked too: "notes.txt -> ~/.ssh/id_rsa" is a secret.
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
+	for _, p := range []string{abs, real} {
+		disp := displayPath(env.Root, p)
+		if sensitive.MatchPath(filepath.ToSlash(disp), !t.isFile) || sensitive.MatchName(filepath.Base(p), !t.isFile) {
+			return nil, &tool.Error{Code: tool.CodeDenied,
+				Message: fmt.Sprintf("%s is a sensitive path (keys, credentials or tokens): search never reads it", path),
+				Hint:    "search another path; the list of sensitive names is in mcode's README (\"Sensitive files\")"}
+		}
 	}
 	if t.isFile && !fi.Mode().IsRegular() {
 		return nil, &tool.Error{Code: tool.CodeSpecialFile, Message: fmt.Sprintf("%s is not a regular file or folder", path)}
 	}
-	t.dir = abs
+	t.dir = real
 	if t.isFile {
-		t.dir = filepath.Dir(abs)
-	}
-	if real, err := filepath.EvalSymlinks(t.dir); err == nil {
-		t.dir = real
+		t.dir, t.file = filepath.Dir(real), filepath.Base(real)
 	}
 	t.base = t.dir
 	if useIgnore {
@@ -97,7 +104,7 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 		}
 		t.rules, t.excluded = ancestorRules(t.base, t.rel, rs)
 		if t.isFile && t.excluded == "" {
-			name := filepath.Base(abs)
+			name := t.file
 			if ign, _ := t.rules.ignored(joinRel(t.rel, name), name, false); ign {
 				t.excluded = joinRel(t.rel, name)
 			}
