@@ -103,17 +103,16 @@ type fileHit struct {
 }
 
 type grepWorker struct {
-	st          *scanState
-	hits        []fileHit
-	stored      int // entries held in hits (files, or lines in content mode)
-	cutoff      *fileHit
-	searched    int
-	binary      int
-	tooLarge    int
-	unreadable  int
-	matchLines  int
-	matchFiles  int
-	pendingLine []Match
+	st         *scanState
+	hits       []fileHit
+	stored     int // entries held in hits (files, or lines in content mode)
+	cutoff     *fileHit
+	searched   int
+	binary     int
+	tooLarge   int
+	unreadable int
+	matchLines int
+	matchFiles int
 }
 
 type grepRun struct {
@@ -190,14 +189,15 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	g.walk.useIgnore = !p.NoIgnore
 	complete := true
 	if t.isFile {
-		g.searchOne(ctx)
+		g.searchOne()
 	} else {
 		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	}
 	return g.result(complete), nil
 }
 
-func (g *grepRun) searchOne(ctx context.Context) {
+// searchOne searches the file named as the path (globs do not apply to it).
+func (g *grepRun) searchOne() {
 	d, err := openDirHandle(g.t.dir)
 	wk := g.walk.workers[0]
 	if err != nil {
