@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,17 +35,39 @@ const (
 
 // GrepParams are grep's parameters (the wire contract).
 type GrepParams struct {
-	Pattern         string   `json:"pattern"`
-	Path            string   `json:"path,omitempty"`
-	Glob            []string `json:"glob,omitempty"`
-	Mode            string   `json:"mode,omitempty"`
-	CaseInsensitive bool     `json:"case_insensitive,omitempty"`
-	FixedStrings    bool     `json:"fixed_strings,omitempty"`
-	Context         int      `json:"context,omitempty"`
-	Multiline       bool     `json:"multiline,omitempty"`
-	Limit           int      `json:"limit,omitempty"`
-	Sort            string   `json:"sort,omitempty"`
-	NoIgnore        bool     `json:"no_ignore,omitempty"`
+	Pattern         string `json:"pattern"`
+	Path            string `json:"path,omitempty"`
+	Glob            Globs  `json:"glob,omitempty"`
+	Mode            string `json:"mode,omitempty"`
+	CaseInsensitive bool   `json:"case_insensitive,omitempty"`
+	FixedStrings    bool   `json:"fixed_strings,omitempty"`
+	Context         int    `json:"context,omitempty"`
+	Multiline       bool   `json:"multiline,omitempty"`
+	Limit           int    `json:"limit,omitempty"`
+	Sort            string `json:"sort,omitempty"`
+	NoIgnore        bool   `json:"no_ignore,omitempty"`
+}
+
+// Globs is grep's list of file filters. A single string is a list of one:
+// models used to other agents' grep tools send "glob": "*.ts".
+type Globs []string
+
+// UnmarshalJSON accepts a string or an array of strings.
+func (g *Globs) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*g = nil
+		if one != "" {
+			*g = Globs{one}
+		}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return err
+	}
+	*g = list
+	return nil
 }
 
 // Match is one matching line of content mode.

@@ -404,3 +404,26 @@ func TestNestedRepositories(t *testing.T) {
 		t.Errorf("files %v, want %v", res.Files, want)
 	}
 }
+
+func TestGlobParamTakesAStringOrAList(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.go": "needle", "b.txt": "needle", "c.md": "needle"})
+	env := &tool.Env{Root: dir}
+	for args, want := range map[string]string{
+		`{"pattern":"needle","glob":"*.go"}`:          "a.go\n",
+		`{"pattern":"needle","glob":["*.go","*.md"]}`: "a.go\nc.md\n",
+		`{"pattern":"needle","glob":"*.{go,txt}"}`:    "a.go\nb.txt\n",
+		`{"pattern":"needle","glob":["!*.go"]}`:       "b.txt\nc.md\n",
+	} {
+		resp, err := GrepTool().Run(context.Background(), env, []byte(args))
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		if !strings.HasPrefix(resp.Output, want) || strings.Count(resp.Output, "\n") != strings.Count(want, "\n")+1 {
+			t.Errorf("%s: output %q, want %q first", args, resp.Output, want)
+		}
+	}
+	if _, err := GrepTool().Run(context.Background(), env, []byte(`{"pattern":"x","glob":5}`)); errorCode(err) != tool.CodeUsage {
+		t.Errorf("glob 5: %v", err)
+	}
+}
