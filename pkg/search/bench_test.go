@@ -93,3 +93,17 @@ func BenchmarkFinder(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkReadIndex(b *testing.B) {
+	env := benchCorpus(b)
+	repo := findRepo(env.Root, gitEnv{})
+	if repo == nil {
+		b.Skip("the corpus is not a git work tree")
+	}
+	for b.Loop() {
+		names, err := readIndexFile(repo.gitDir+"/index", repo.gitDir, repo.hashSize)
+		if err != nil || len(names) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
