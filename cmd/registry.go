@@ -3,6 +3,7 @@ package cmd
 import (
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/read"
+	"github.com/mcode-dev/mcode/pkg/search"
 	"github.com/mcode-dev/mcode/pkg/tool"
 	"github.com/mcode-dev/mcode/pkg/trash"
 )
@@ -11,6 +12,8 @@ import (
 func builtinTools() []*tool.Tool {
 	return []*tool.Tool{
 		read.Tool(),
+		search.GrepTool(),
+		search.GlobTool(),
 		trash.RmTool(terminalAsker),
 		trash.ListTool(),
 		trash.RestoreTool(),

@@ -75,6 +75,51 @@ make_huge() {
                for (i = 1; i <= 10737418; i++) printf "%09d %s\n", i, pad }' >"$huge"
 }
 
+# The search corpus (P2-P7): the Go toolchain made into a git work tree
+# with nested .gitignore files (one with a negation), an untracked
+# node_modules/ and a .env. Built once per bench run.
+corpus=$work/goroot
+search_corpus() {
+  [ -d "$corpus/.git" ] && return 0
+  need git rg fdfind
+  rm -rf "$corpus"
+  cp -r "$(go env GOROOT)" "$corpus"
+  chmod -R u+w "$corpus"
+  (
+    cd "$corpus"
+    printf '*.log\n!keep.log\n/pkg/\n' >.gitignore
+    printf '*.golden\n!go1.golden\n' >src/.gitignore
+    printf 'testdata/*.out\n' >test/.gitignore
+    git init -q
+    git add -A
+    git -c user.name=bench -c user.email=bench@localhost commit -qm corpus
+    mkdir -p node_modules/dep
+    cp -r src/net node_modules/dep/
+    echo 'API_KEY=bench' >.env
+  )
+}
+# The ripgrep and fd flags that apply mcode's rules: hidden files, files
+# over 1 MiB skipped, default excludes that git does not track (only
+# node_modules/ and .git/ here), and pkg/sensitive's list.
+rg_walk=(--hidden -g '!node_modules/' -g '!.git/')
+for g in '.env*' '*.pem' '*.key' '*.p12' '*.pfx' '*.jks' '*.keystore' '*.ppk' '*.kdbx' 'id_rsa*' 'id_dsa*' 'id_ecdsa*' 'id_ed25519*' \
+  .netrc _netrc .npmrc .pypirc .pgpass .git-credentials .htpasswd .dockercfg .ssh/ .aws/ .gnupg/ .azure/; do
+  rg_walk+=(--iglob "!$g")
+done
+rg_rules=(--max-filesize 1M "${rg_walk[@]}")
+fd_rules=(-H -E node_modules -E .git -E '.env*' -E '*.pem' -E '*.key')
+# count_of CMD: lines a command prints; mtotal CMD: result.total of mcode.
+count_of() { (cd "$corpus" && { bash -c "$1" || true; } | wc -l); }
+mtotal() { (cd "$corpus" && bash -c "$1" | sed -n 's/.*"total":\([0-9]*\).*/\1/p'); }
+# sbench ID WHAT MCODE_ARGS PEER_NAME PEER_CMD: a search case run in the
+# corpus, with both result counts in the note.
+sbench() {
+  local id=$1 what=$2 margs=$3 peer_name=$4 peer=$5
+  local mine="cd $corpus && $MCODE $margs"
+  local peer_cmd="cd $corpus && { $peer; [ \$? -le 1 ]; }" # rg exits 1 when nothing matches
+  bench "$id" "$what" "$mine" "$peer_name" "$peer_cmd" "counts: mcode=$(mtotal "$MCODE $margs") peer=$(count_of "$peer")"
+}
+
 # --- cases --------------------------------------------------------------
 if want P1; then
   bench P1 "one small call: read a 20-line file" "$MCODE read $small" "cat -n" "cat -n $small"
@@ -115,6 +160,35 @@ if want T3; then
   bench T3 "list a trash of 500 entries" "$MCODE trash list --limit 500 >/dev/null" "trash-list" "trash-list >/dev/null"
 fi
 cd "$repo"
+
+if want P2 || want P3 || want P4 || want P5 || want P6 || want P7; then
+  search_corpus
+  rgr=$(printf "'%s' " "${rg_rules[@]}")
+  rgw=$(printf "'%s' " "${rg_walk[@]}")
+  fdr=$(printf "'%s' " "${fd_rules[@]}")
+fi
+if want P2; then
+  sbench P2 "glob '**/*.go'" "glob '**/*.go'" "fd -e go" "fdfind -e go -t f $fdr"
+  sbench P2r "glob '**/*.go'" "glob '**/*.go'" "rg --files" "rg --files -g '*.go' $rgw"
+fi
+if want P3; then
+  sbench P3 "grep -F rare literal (files)" "grep -F 'xyzzyNotHere'" "rg -l -F" "rg -l -F $rgr 'xyzzyNotHere'"
+  sbench P3c "grep -F common literal (files)" "grep -F 'return err'" "rg -l -F" "rg -l -F $rgr 'return err'"
+fi
+if want P4; then
+  sbench P4 "grep -i literal (files)" "grep -i 'deadline'" "rg -i -l" "rg -i -l $rgr 'deadline'"
+fi
+if want P5; then
+  sbench P5 "grep regex with a literal (files)" "grep 'func \w+Context\('" "rg -l" "rg -l $rgr 'func \w+Context\('"
+  sbench P5a "grep alternation foo|bar (files)" "grep 'foo|bar'" "rg -l" "rg -l $rgr 'foo|bar'"
+fi
+if want P6; then
+  sbench P6 "grep regex, no long literal (count)" "grep '\w+_\w+\(' --mode count" "rg -c" "rg -c $rgr '\w+_\w+\('"
+fi
+if want P7; then
+  sbench P7 "grep -F count mode" "grep -F 'return err' --mode count" "rg -c" "rg -c -F $rgr 'return err'"
+  sbench P7c "grep -F content mode (limit 100, 16 KiB)" "grep -F 'return err' --mode content" "rg -n" "rg -n -F $rgr 'return err'"
+fi
 
 echo >&2
 echo "runs=$RUNS, median of each; ratio = mcode / peer (lower is better); RSS = peak KiB of one run" >&2

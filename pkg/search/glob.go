@@ -1,0 +1,301 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Limits of glob.
+const (
+	GlobDefaultLimit = 200
+	GlobMaxLimit     = 10000
+)
+
+// Glob entry types.
+const (
+	TypeFile = "file"
+	TypeDir  = "dir"
+)
+
+// GlobParams are glob's parameters (the wire contract).
+type GlobParams struct {
+	Pattern        string `json:"pattern"`
+	Path           string `json:"path,omitempty"`
+	IncludeIgnored bool   `json:"include_ignored,omitempty"`
+	Sort           string `json:"sort,omitempty"`
+	Limit          int    `json:"limit,omitempty"`
+	Type           string `json:"type,omitempty"`
+}
+
+// GlobSkipped counts what glob left out.
+type GlobSkipped struct {
+	Ignored   int `json:"ignored"`
+	Sensitive int `json:"sensitive"`
+}
+
+// GlobResult is glob's structured answer.
+type GlobResult struct {
+	Pattern        string      `json:"pattern"`
+	Path           string      `json:"path"`
+	Type           string      `json:"type"`
+	Paths          []string    `json:"paths"`
+	Count          int         `json:"count"`
+	Total          int         `json:"total"`
+	AtLeast        bool        `json:"at_least"`
+	Truncated      bool        `json:"truncated"`
+	Partial        bool        `json:"partial"`
+	IncludeIgnored bool        `json:"include_ignored"` // whether ignore rules were lifted
+	Skipped        GlobSkipped `json:"skipped"`
+	IgnoredDirs    []string    `json:"ignored_dirs"`
+	Note           string      `json:"note,omitempty"`
+	Hint           string      `json:"hint,omitempty"`
+}
+
+type globHit struct {
+	rel   string
+	mtime int64
+}
+
+type globWorker struct {
+	hits   []globHit
+	cutoff *globHit
+	total  int
+}
+
+type globRun struct {
+	p       GlobParams
+	t       *target
+	prefix  string // the pattern's literal folder part ("" for none)
+	depth   int    // path segments the pattern spans; -1 with "**"
+	workers []globWorker
+	walk    *walker
+}
+
+func normalizeGlob(p *GlobParams) error {
+	pat := strings.TrimPrefix(p.Pattern, "./")
+	if pat == "" {
+		return (&tool.Error{Code: tool.CodeInvalidArgs, Message: "empty pattern"}).WithHint(`pass a pattern such as "**/*.go"`)
+	}
+	if strings.HasPrefix(pat, "/") || slices.Contains(strings.Split(pat, "/"), "..") {
+		return (&tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("pattern %q must be relative to the search folder, without \"..\"", p.Pattern)}).
+			WithHint("pass the folder as path and a relative pattern, e.g. path: /abs/dir, pattern: **/*.go")
+	}
+	if !doublestar.ValidatePattern(pat) {
+		return (&tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("invalid glob pattern %q: unclosed [ or {, or a trailing \\", p.Pattern)}).
+			WithHint(`use doublestar syntax: * within a folder, ** across folders, ? one character, [abc], {a,b}`)
+	}
+	p.Pattern = pat
+	if p.Limit == 0 {
+		p.Limit = GlobDefaultLimit
+	}
+	if p.Limit < 1 || p.Limit > GlobMaxLimit {
+		return tool.Errorf(tool.CodeInvalidArgs, "limit %d: use 1 to %d", p.Limit, GlobMaxLimit)
+	}
+	if p.Sort == "" {
+		p.Sort = SortPath
+	}
+	if p.Sort != SortPath && p.Sort != SortModified {
+		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", p.Sort)
+	}
+	if p.Type == "" {
+		p.Type = TypeFile
+	}
+	if p.Type != TypeFile && p.Type != TypeDir {
+		return tool.Errorf(tool.CodeInvalidArgs, "type %q: use file or dir", p.Type)
+	}
+	return nil
+}
+
+// specific reports whether a pattern names a folder or file beyond wildcards:
+// some segment is a plain name ("node_modules/**", "**/go.sum").
+func specific(pattern string) bool {
+	for _, seg := range strings.Split(pattern, "/") {
+		if seg != "" && !strings.ContainsAny(seg, "*?[{\\") {
+			return true
+		}
+	}
+	return false
+}
+
+// Glob lists the files (or folders) whose paths match a pattern.
+func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error) {
+	if err := normalizeGlob(&p); err != nil {
+		return nil, err
+	}
+	lift := p.IncludeIgnored && specific(p.Pattern)
+	t, err := resolveTarget(env, p.Path, !lift)
+	if err != nil {
+		return nil, err
+	}
+	if t.isFile {
+		return nil, (&tool.Error{Code: tool.CodeNotADirectory, Message: fmt.Sprintf("%s is a file, not a folder", t.display)}).
+			WithHint("pass the folder to search as path")
+	}
+	g := &globRun{p: p, t: t, depth: -1}
+	if base, _ := doublestar.SplitPattern(p.Pattern); base != "." && !strings.Contains(base, "\\") {
+		g.prefix = base
+	}
+	if !strings.Contains(p.Pattern, "**") {
+		g.depth = strings.Count(p.Pattern, "/") + 1
+	}
+	n := workerCount()
+	g.workers = make([]globWorker, n)
+	g.walk = newWalker(t.base, t.git, n, g)
+	g.walk.useIgnore = !lift
+	g.walk.wantDirs = p.Type == TypeDir
+	if lift && !slices.Contains(strings.Split(p.Pattern, "/"), ".git") {
+		g.walk.skipGit = true
+	} else if lift {
+		g.walk.skipGit = false
+	}
+	complete := g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
+	return g.result(complete, lift), nil
+}
+
+// enterDir prunes folders off the pattern's literal prefix and below its depth.
+func (g *globRun) enterDir(rel, name string) bool {
+	r := g.t.fromRoot(rel)
+	if g.prefix != "" && !(strings.HasPrefix(g.prefix+"/", r+"/") || strings.HasPrefix(r, g.prefix+"/")) {
+		return false
+	}
+	if g.depth >= 0 && strings.Count(r, "/")+1 >= g.depth {
+		return false
+	}
+	return true
+}
+
+func (g *globRun) wantFile(rel, name string) bool {
+	return g.p.Type == TypeFile && doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel))
+}
+
+func (g *globRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {
+	g.add(wk, d, rel, name)
+}
+
+func (g *globRun) dir(wk *worker, d dirHandle, rel, name string) {
+	if doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel)) {
+		g.add(wk, d, rel, name)
+	}
+}
+
+func (g *globRun) add(wk *worker, d dirHandle, rel, name string) {
+	gw := &g.workers[wk.id]
+	gw.total++
+	h := globHit{rel: rel}
+	if g.p.Sort == SortModified {
+		_, h.mtime, _, _ = d.lstat(name)
+	}
+	if gw.cutoff != nil && globLess(&h, gw.cutoff, g.p.Sort) >= 0 {
+		return
+	}
+	gw.hits = append(gw.hits, h)
+	if len(gw.hits) > 4*g.p.Limit {
+		slices.SortFunc(gw.hits, func(a, b globHit) int { return globLess(&a, &b, g.p.Sort) })
+		gw.hits = gw.hits[:g.p.Limit]
+		cut := gw.hits[len(gw.hits)-1]
+		gw.cutoff = &cut
+	}
+}
+
+func globLess(a, b *globHit, sortBy string) int {
+	if sortBy == SortModified && a.mtime != b.mtime {
+		if a.mtime > b.mtime {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.rel, b.rel)
+}
+
+func (g *globRun) result(complete, lift bool) *GlobResult {
+	p := g.p
+	res := &GlobResult{Pattern: p.Pattern, Path: g.t.display, Type: p.Type, Partial: !complete, AtLeast: !complete, IncludeIgnored: lift}
+	var hits []globHit
+	for i := range g.workers {
+		hits = append(hits, g.workers[i].hits...)
+		res.Total += g.workers[i].total
+	}
+	var stats walkStats
+	for _, wk := range g.walk.workers {
+		stats.add(&wk.stats)
+	}
+	res.Skipped = GlobSkipped{Ignored: stats.ignored, Sensitive: stats.sensitive}
+	res.IgnoredDirs = stats.topIgnoredDirs(5)
+	slices.SortFunc(hits, func(a, b globHit) int { return globLess(&a, &b, p.Sort) })
+	res.Paths = []string{}
+	for _, h := range hits[:min(len(hits), p.Limit)] {
+		res.Paths = append(res.Paths, g.t.show(h.rel))
+	}
+	res.Count = len(res.Paths)
+	res.Truncated = res.Count < res.Total
+	var notes, hints []string
+	if g.t.excluded != "" {
+		notes = append(notes, fmt.Sprintf("%s is excluded by ignore rules or default excludes; listed because it was named explicitly", g.t.display))
+	}
+	if p.IncludeIgnored && !lift {
+		notes = append(notes, fmt.Sprintf("include_ignored applies only to a pattern that names a folder or file (such as node_modules/**/*.js or **/debug.log); ignore rules were kept for %q", p.Pattern))
+	}
+	if res.Truncated {
+		hints = append(hints, fmt.Sprintf("showing %d of %d: pass --limit (up to %d) or a narrower pattern or path", res.Count, res.Total, GlobMaxLimit))
+	}
+	if res.Skipped.Ignored > 0 && !lift {
+		hints = append(hints, "ignored paths are not listed: pass --include-ignored with a pattern that names the folder (e.g. "+ignoredExample(res.IgnoredDirs)+") to list them")
+	}
+	res.Note = strings.Join(notes, "; ")
+	res.Hint = strings.Join(hints, "; ")
+	return res
+}
+
+func ignoredExample(dirs []string) string {
+	if len(dirs) == 0 {
+		return "dist/**"
+	}
+	return path.Clean(dirs[0]) + "/**"
+}
+
+func (res *GlobResult) render() string {
+	var b strings.Builder
+	for _, p := range res.Paths {
+		b.WriteString(p)
+		b.WriteByte('\n')
+	}
+	kind := "file"
+	if res.Type == TypeDir {
+		kind = "folder"
+	}
+	if res.Total == 0 {
+		fmt.Fprintf(&b, "No %ss match %q in %s", kind, res.Pattern, res.Path)
+	} else {
+		atLeast := ""
+		if res.AtLeast {
+			atLeast = "at least "
+		}
+		fmt.Fprintf(&b, "[%s%d %s%s", atLeast, res.Total, kind, plural(res.Total))
+		if res.Truncated {
+			fmt.Fprintf(&b, ", showing %d", res.Count)
+		}
+		b.WriteString("]")
+	}
+	if s := (Skipped{Ignored: res.Skipped.Ignored, Sensitive: res.Skipped.Sensitive}).describe(res.IgnoredDirs); s != "" {
+		b.WriteString(" (skipped " + s + ")")
+	}
+	if res.Partial {
+		b.WriteString("\nThe walk was cut short: results are partial.")
+	}
+	if res.Note != "" {
+		b.WriteString("\nNote: " + res.Note)
+	}
+	if res.Hint != "" {
+		b.WriteString("\nHint: " + res.Hint)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}

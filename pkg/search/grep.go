@@ -1,0 +1,620 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Limits of grep (tools.md, contract.md "Limits").
+const (
+	GrepDefaultLimit   = 100
+	GrepMaxLimit       = 10000
+	GrepMaxOutputBytes = 16 << 10 // content mode text cap
+	MaxFileSize        = 1 << 20  // larger files are skipped
+	MaxLineChars       = 500      // longer lines are clipped around the match
+	MaxContext         = 20
+	BinaryProbeBytes   = 64 << 10 // a NUL in this first block makes a file binary
+)
+
+// Grep modes and sort orders.
+const (
+	ModeFiles   = "files"
+	ModeContent = "content"
+	ModeCount   = "count"
+
+	SortPath     = "path"
+	SortModified = "modified"
+)
+
+// GrepParams are grep's parameters (the wire contract).
+type GrepParams struct {
+	Pattern         string `json:"pattern"`
+	Path            string `json:"path,omitempty"`
+	Glob            Globs  `json:"glob,omitempty"`
+	Mode            string `json:"mode,omitempty"`
+	CaseInsensitive bool   `json:"case_insensitive,omitempty"`
+	FixedStrings    bool   `json:"fixed_strings,omitempty"`
+	Context         int    `json:"context,omitempty"`
+	Multiline       bool   `json:"multiline,omitempty"`
+	Limit           int    `json:"limit,omitempty"`
+	Sort            string `json:"sort,omitempty"`
+	NoIgnore        bool   `json:"no_ignore,omitempty"`
+}
+
+// Globs is grep's list of file filters. A single string is a list of one:
+// models used to other agents' grep tools send "glob": "*.ts".
+type Globs []string
+
+// UnmarshalJSON accepts a string or an array of strings.
+func (g *Globs) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*g = nil
+		if one != "" {
+			*g = Globs{one}
+		}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return err
+	}
+	*g = list
+	return nil
+}
+
+// Match is one matching line of content mode.
+type Match struct {
+	Path   string   `json:"path"`
+	Line   int      `json:"line"`
+	Text   string   `json:"text"`
+	Before []string `json:"before,omitempty"`
+	After  []string `json:"after,omitempty"`
+}
+
+// FileCount is one file of count mode.
+type FileCount struct {
+	Path  string `json:"path"`
+	Count int    `json:"count"`
+}
+
+// Skipped counts what a search left out, and why.
+type Skipped struct {
+	Ignored    int `json:"ignored"`    // files and folders excluded by ignore rules or default excludes
+	Sensitive  int `json:"sensitive"`  // secrets: never searched
+	TooLarge   int `json:"too_large"`  // over MaxFileSize
+	Binary     int `json:"binary"`     // a NUL byte in the first block
+	Unreadable int `json:"unreadable"` // permission denied, vanished, special files
+}
+
+// GrepResult is grep's structured answer.
+type GrepResult struct {
+	Pattern       string      `json:"pattern"`
+	Path          string      `json:"path"`
+	Mode          string      `json:"mode"`
+	Count         int         `json:"count"`          // entries in this answer
+	Total         int         `json:"total"`          // entries found: files (files, count) or lines (content)
+	AtLeast       bool        `json:"at_least"`       // total is a lower bound: the search stopped early
+	MatchedLines  int         `json:"matched_lines"`  // content and count modes
+	Truncated     bool        `json:"truncated"`      // fewer entries shown than found
+	Partial       bool        `json:"partial"`        // the time limit or an interrupt cut the search short
+	Files         []string    `json:"files"`          // files mode
+	Matches       []Match     `json:"matches"`        // content mode
+	Counts        []FileCount `json:"counts"`         // count mode
+	FilesSearched int         `json:"files_searched"` // files read and searched
+	Skipped       Skipped     `json:"skipped"`
+	IgnoredDirs   []string    `json:"ignored_dirs"` // a few folders skipped by ignore rules
+	Note          string      `json:"note,omitempty"`
+	Hint          string      `json:"hint,omitempty"`
+
+	p GrepParams // as normalized, for rendering
+}
+
+// fileHit is one matching file while the search runs.
+type fileHit struct {
+	rel   string
+	mtime int64
+	count int     // matching lines (1 in files mode)
+	lines []Match // content mode: the first matches, with context
+}
+
+type grepWorker struct {
+	st         *scanState
+	hits       []fileHit
+	stored     int // entries held in hits (files, or lines in content mode)
+	cutoff     *fileHit
+	searched   int
+	binary     int
+	tooLarge   int
+	unreadable int
+	matchLines int
+	matchFiles int
+}
+
+type grepRun struct {
+	p       GrepParams
+	t       *target
+	m       *matcher
+	globs   *globFilter
+	workers []grepWorker
+	walk    *walker
+}
+
+func normalizeGrep(p *GrepParams) error {
+	if p.Mode == "" {
+		p.Mode = ModeFiles
+		if p.Context > 0 {
+			p.Mode = ModeContent
+		}
+	}
+	switch p.Mode {
+	case ModeFiles, ModeContent, ModeCount:
+	default:
+		return tool.Errorf(tool.CodeInvalidArgs, "mode %q: use files, content or count", p.Mode)
+	}
+	if p.Context < 0 || p.Context > MaxContext {
+		return tool.Errorf(tool.CodeInvalidArgs, "context %d: use 0 to %d lines", p.Context, MaxContext)
+	}
+	if p.Context > 0 && p.Mode != ModeContent {
+		return (&tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("context lines need content mode, not %s mode", p.Mode)}).
+			WithHint("pass --mode content with --context, or drop --context")
+	}
+	if p.Limit == 0 {
+		p.Limit = GrepDefaultLimit
+	}
+	if p.Limit < 1 || p.Limit > GrepMaxLimit {
+		return tool.Errorf(tool.CodeInvalidArgs, "limit %d: use 1 to %d", p.Limit, GrepMaxLimit)
+	}
+	if p.Sort == "" {
+		p.Sort = SortPath
+	}
+	if p.Sort != SortPath && p.Sort != SortModified {
+		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", p.Sort)
+	}
+	return nil
+}
+
+// Grep searches files for a pattern.
+func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error) {
+	if err := normalizeGrep(&p); err != nil {
+		return nil, err
+	}
+	m, err := compileMatcher(p.Pattern, p.FixedStrings, p.CaseInsensitive, p.Multiline)
+	if err != nil {
+		return nil, err
+	}
+	globs, err := newGlobFilter(p.Glob)
+	if err != nil {
+		return nil, err
+	}
+	t, err := resolveTarget(env, p.Path, !p.NoIgnore)
+	if err != nil {
+		return nil, err
+	}
+	g := &grepRun{p: p, t: t, m: m, globs: globs}
+	n := workerCount()
+	if t.isFile {
+		n = 1
+	}
+	g.workers = make([]grepWorker, n)
+	for i := range g.workers {
+		g.workers[i].st = m.newState()
+	}
+	g.walk = newWalker(t.base, t.git, n, g)
+	g.walk.useIgnore = !p.NoIgnore
+	complete := true
+	if t.isFile {
+		g.searchOne()
+	} else {
+		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
+	}
+	return g.result(complete), nil
+}
+
+// searchOne searches the file named as the path (globs do not apply to it).
+func (g *grepRun) searchOne() {
+	d, err := openDirHandle(g.t.dir)
+	wk := g.walk.workers[0]
+	if err != nil {
+		g.workers[0].unreadable++
+		return
+	}
+	defer d.close()
+	g.search(wk, d, joinRel(g.t.rel, g.t.file), g.t.file)
+}
+
+func (g *grepRun) dir(*worker, dirHandle, string, string) {}
+
+func (g *grepRun) enterDir(rel, name string) bool {
+	return g.globs.dir(g.t.fromRoot(rel), name)
+}
+
+func (g *grepRun) wantFile(rel, name string) bool {
+	return g.globs.file(g.t.fromRoot(rel), name)
+}
+
+func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {
+	if typ != typeFile {
+		return // symlinks are not followed, as ripgrep does: their targets are searched where they live
+	}
+	g.search(wk, d, rel, name)
+}
+
+func (g *grepRun) search(wk *worker, d dirHandle, rel, name string) {
+	gw := &g.workers[wk.id]
+	data, buf, info, err := d.readFile(name, wk.fileBuf, MaxFileSize, g.p.Sort == SortModified)
+	wk.fileBuf = buf
+	switch {
+	case err != nil || info.typ != typeFile:
+		gw.unreadable++
+		return
+	case data == nil:
+		gw.tooLarge++
+		return
+	case bytes.IndexByte(data[:min(len(data), BinaryProbeBytes)], 0) >= 0:
+		gw.binary++
+		return
+	}
+	gw.searched++
+	hit := fileHit{rel: rel, mtime: info.mtime}
+	store := g.p.Mode != ModeContent || gw.wants(&hit, g.p.Sort)
+	line, last := 1, 0
+	g.m.eachLine(data, gw.st, func(ls, le int) bool {
+		hit.count++
+		if g.p.Mode == ModeFiles {
+			return false
+		}
+		if g.p.Mode == ModeContent && store && len(hit.lines) < g.p.Limit {
+			line += bytes.Count(data[last:ls], []byte{'\n'})
+			last = ls
+			hit.lines = append(hit.lines, g.matchAt(data, ls, le, line))
+		}
+		return true
+	})
+	if hit.count == 0 {
+		return
+	}
+	gw.matchFiles++
+	gw.matchLines += hit.count
+	gw.add(hit, g.p)
+}
+
+// matchAt renders one matching line and its context.
+func (g *grepRun) matchAt(data []byte, ls, le, line int) Match {
+	text := data[ls:le]
+	var m Match
+	if bytes.IndexByte(text, '\n') >= 0 {
+		// A multiline match: each of its lines is clipped on its own.
+		var lines []string
+		for _, l := range bytes.Split(text, []byte{'\n'}) {
+			lines = append(lines, clipLine(l, 0, 0))
+		}
+		m = Match{Line: line, Text: strings.Join(lines, "\n")}
+	} else {
+		ms, me := g.m.matchSpan(text)
+		m = Match{Line: line, Text: clipLine(text, ms, me)}
+	}
+	if c := g.p.Context; c > 0 {
+		start := ls
+		for i := 0; i < c && start > 0; i++ {
+			ps := bytes.LastIndexByte(data[:start-1], '\n') + 1
+			m.Before = append(m.Before, clipLine(data[ps:start-1], 0, 0))
+			start = ps
+		}
+		slices.Reverse(m.Before)
+		end := le
+		for i := 0; i < c && end < len(data); i++ {
+			ns := end + 1
+			if ns >= len(data) {
+				break
+			}
+			ne := bytes.IndexByte(data[ns:], '\n')
+			if ne < 0 {
+				ne = len(data)
+			} else {
+				ne += ns
+			}
+			m.After = append(m.After, clipLine(data[ns:ne], 0, 0))
+			end = ne
+		}
+	}
+	return m
+}
+
+// clipLine shortens a line longer than MaxLineChars to a window around
+// the match [ms, me), marking what was cut on each side.
+func clipLine(line []byte, ms, me int) string {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if utf8.RuneCount(line) <= MaxLineChars {
+		return strings.ToValidUTF8(string(line), "\uFFFD")
+	}
+	const lead = MaxLineChars / 5
+	start := max(0, ms-lead)
+	end := min(len(line), start+MaxLineChars)
+	if me > end && me-start <= MaxLineChars*2 {
+		end = min(len(line), me)
+	}
+	for start > 0 && !utf8.RuneStart(line[start]) {
+		start--
+	}
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end++
+	}
+	var b strings.Builder
+	if start > 0 {
+		fmt.Fprintf(&b, "[…%d bytes] ", start)
+	}
+	b.WriteString(strings.ToValidUTF8(string(line[start:end]), "\uFFFD"))
+	if end < len(line) {
+		fmt.Fprintf(&b, " […%d bytes]", len(line)-end)
+	}
+	return b.String()
+}
+
+// hitLess orders hits: by path, or newest first then path.
+func hitLess(a, b *fileHit, sortBy string) int {
+	if sortBy == SortModified && a.mtime != b.mtime {
+		if a.mtime > b.mtime {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.rel, b.rel)
+}
+
+// wants reports whether a hit can still be among the first entries.
+func (gw *grepWorker) wants(h *fileHit, sortBy string) bool {
+	return gw.cutoff == nil || hitLess(h, gw.cutoff, sortBy) < 0
+}
+
+// add keeps a hit if it can still be shown, pruning so that a worker
+// holds only a few times the limit however many files match.
+func (gw *grepWorker) add(h fileHit, p GrepParams) {
+	if !gw.wants(&h, p.Sort) {
+		return
+	}
+	gw.hits = append(gw.hits, h)
+	gw.stored += entries(&h, p.Mode)
+	if gw.stored <= 4*p.Limit {
+		return
+	}
+	slices.SortFunc(gw.hits, func(a, b fileHit) int { return hitLess(&a, &b, p.Sort) })
+	acc := 0
+	for i := range gw.hits {
+		acc += entries(&gw.hits[i], p.Mode)
+		if acc >= p.Limit {
+			gw.hits = gw.hits[:i+1]
+			cut := gw.hits[i]
+			gw.cutoff = &cut
+			break
+		}
+	}
+	gw.stored = acc
+}
+
+func entries(h *fileHit, mode string) int {
+	if mode == ModeContent {
+		return max(1, len(h.lines))
+	}
+	return 1
+}
+
+func (g *grepRun) result(complete bool) *GrepResult {
+	p := g.p
+	res := &GrepResult{Pattern: p.Pattern, Path: g.t.display, Mode: p.Mode, Partial: !complete, AtLeast: !complete, p: p}
+	var hits []fileHit
+	var stats walkStats
+	for i := range g.workers {
+		gw := &g.workers[i]
+		hits = append(hits, gw.hits...)
+		res.FilesSearched += gw.searched
+		res.Skipped.Binary += gw.binary
+		res.Skipped.TooLarge += gw.tooLarge
+		res.Skipped.Unreadable += gw.unreadable
+		res.MatchedLines += gw.matchLines
+		if p.Mode == ModeContent {
+			res.Total += gw.matchLines
+		} else {
+			res.Total += gw.matchFiles
+		}
+	}
+	for _, wk := range g.walk.workers {
+		stats.add(&wk.stats)
+	}
+	res.Skipped.Ignored = stats.ignored
+	res.Skipped.Sensitive = stats.sensitive
+	res.Skipped.Unreadable += stats.unreadable + stats.special
+	res.IgnoredDirs = stats.topIgnoredDirs(5)
+	if p.Mode == ModeFiles {
+		res.MatchedLines = 0 // files mode stops at a file's first match
+	}
+	slices.SortFunc(hits, func(a, b fileHit) int { return hitLess(&a, &b, p.Sort) })
+	switch p.Mode {
+	case ModeFiles:
+		res.Files = []string{}
+		for _, h := range hits[:min(len(hits), p.Limit)] {
+			res.Files = append(res.Files, g.t.show(h.rel))
+		}
+		res.Count = len(res.Files)
+	case ModeCount:
+		res.Counts = []FileCount{}
+		for _, h := range hits[:min(len(hits), p.Limit)] {
+			res.Counts = append(res.Counts, FileCount{Path: g.t.show(h.rel), Count: h.count})
+		}
+		res.Count = len(res.Counts)
+	case ModeContent:
+		res.Matches = []Match{}
+	fill:
+		for _, h := range hits {
+			for _, m := range h.lines {
+				if len(res.Matches) == p.Limit {
+					break fill
+				}
+				m.Path = g.t.show(h.rel)
+				res.Matches = append(res.Matches, m)
+			}
+		}
+		res.Count = len(res.Matches)
+	}
+	res.Truncated = res.Count < res.Total
+	if g.t.excluded != "" {
+		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
+	}
+	res.Hint = grepHint(res, p)
+	return res
+}
+
+func grepHint(res *GrepResult, p GrepParams) string {
+	var hints []string
+	if res.Truncated {
+		if p.Limit < GrepMaxLimit {
+			hints = append(hints, fmt.Sprintf("showing %d of %d: pass --limit %d (up to %d) or narrow the pattern, path or --glob", res.Count, res.Total, min(GrepMaxLimit, max(p.Limit*2, res.Total)), GrepMaxLimit))
+		} else {
+			hints = append(hints, "narrow the pattern, path or --glob to see the rest")
+		}
+	}
+	if res.Skipped.Ignored > 0 && !p.NoIgnore {
+		hints = append(hints, "pass --no-ignore to also search files excluded by .gitignore and default excludes")
+	}
+	return strings.Join(hints, "; ")
+}
+
+// render is the text a model reads. It may shorten the content-mode
+// matches to the output cap, and says so.
+func (res *GrepResult) render() (string, bool) {
+	p := res.p
+	var b strings.Builder
+	capped := false
+	switch p.Mode {
+	case ModeFiles:
+		for _, f := range res.Files {
+			b.WriteString(f)
+			b.WriteByte('\n')
+		}
+	case ModeCount:
+		for _, c := range res.Counts {
+			fmt.Fprintf(&b, "%s:%d\n", c.Path, c.Count)
+		}
+	case ModeContent:
+		shown := 0
+		prevPath, prevLine := "", 0
+		for i, m := range res.Matches {
+			var chunk strings.Builder
+			first := m.Line - len(m.Before)
+			if p.Context > 0 && shown > 0 && (m.Path != prevPath || first > prevLine+1) {
+				chunk.WriteString("--\n")
+			}
+			for j, t := range m.Before {
+				if n := first + j; m.Path != prevPath || n > prevLine {
+					fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
+				}
+			}
+			span := strings.Split(m.Text, "\n")
+			for j, t := range span {
+				fmt.Fprintf(&chunk, "%s:%d:%s\n", m.Path, m.Line+j, t)
+			}
+			last := m.Line + len(span) - 1
+			for j, t := range m.After {
+				n := last + 1 + j
+				if i+1 < len(res.Matches) && res.Matches[i+1].Path == m.Path && n >= res.Matches[i+1].Line {
+					break // the next match prints this line
+				}
+				fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
+				last = n
+			}
+			if b.Len()+chunk.Len() > GrepMaxOutputBytes {
+				capped = true
+				break
+			}
+			b.WriteString(chunk.String())
+			shown++
+			prevPath, prevLine = m.Path, last
+		}
+		if capped {
+			res.Matches = res.Matches[:shown]
+			res.Count = shown
+			res.Truncated = true
+			res.Hint = strings.TrimPrefix(res.Hint+fmt.Sprintf("; content output is capped at %d KiB: narrow the search or use --mode files", GrepMaxOutputBytes>>10), "; ")
+		}
+	}
+	b.WriteString(res.summary(p))
+	return b.String(), res.Truncated
+}
+
+// summary is the closing line: what was found, searched and skipped, so
+// that "nothing found" never reads as "not searched".
+func (res *GrepResult) summary(p GrepParams) string {
+	var b strings.Builder
+	unit := map[string]string{ModeFiles: "file", ModeCount: "file", ModeContent: "matching line"}[p.Mode]
+	if p.Multiline && p.Mode == ModeContent {
+		unit = "match"
+	}
+	if res.Total == 0 {
+		fmt.Fprintf(&b, "No matches for %q in %s", p.Pattern, res.Path)
+	} else {
+		atLeast := ""
+		if res.AtLeast {
+			atLeast = "at least "
+		}
+		fmt.Fprintf(&b, "[%s%d %s%s", atLeast, res.Total, unit, plural(res.Total))
+		if res.Truncated {
+			fmt.Fprintf(&b, ", showing %d", res.Count)
+		}
+		b.WriteString("]")
+	}
+	fmt.Fprintf(&b, " (searched %d file%s", res.FilesSearched, plural(res.FilesSearched))
+	if s := res.Skipped.describe(res.IgnoredDirs); s != "" {
+		b.WriteString("; skipped " + s)
+	}
+	b.WriteString(")")
+	if res.Partial {
+		b.WriteString("\nThe search was cut short: results are partial.")
+	}
+	if res.Note != "" {
+		b.WriteString("\nNote: " + res.Note)
+	}
+	if res.Hint != "" {
+		b.WriteString("\nHint: " + res.Hint)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func (s Skipped) describe(dirs []string) string {
+	var parts []string
+	if s.Ignored > 0 {
+		part := fmt.Sprintf("%d ignored", s.Ignored)
+		if len(dirs) > 0 {
+			part += " (" + strings.Join(dirs, ", ")
+			if s.Ignored > len(dirs) {
+				part += ", …"
+			}
+			part += ")"
+		}
+		parts = append(parts, part)
+	}
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{s.Sensitive, "sensitive"}, {s.TooLarge, fmt.Sprintf("over %d MiB", MaxFileSize>>20)}, {s.Binary, "binary"}, {s.Unreadable, "unreadable"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,152 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/sensitive"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// MaxWorkers caps the walk's parallelism. On the 2-core machines this
+// was measured on, two workers saturate the CPU and more only add
+// contention; bigger machines get up to this many.
+const MaxWorkers = 8
+
+func workerCount() int {
+	if s := os.Getenv("MCODE_SEARCH_WORKERS"); s != "" {
+		var n int
+		if _, err := fmt.Sscan(s, &n); err == nil && n > 0 {
+			return min(n, 64)
+		}
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), MaxWorkers))
+}
+
+// target is where a search runs.
+type target struct {
+	abs     string // the path as given, absolute
+	display string // as results show it: relative to the workspace root when inside it
+	isFile  bool
+	file    string // for a file: its name in dir (symlinks resolved)
+	dir     string // the folder searched (the file's folder for a file)
+	base    string // folder every walk path is relative to: the work tree's top, else dir
+	rel     string // dir relative to base, slash-separated ("" when equal)
+	repo    *gitRepo
+	git     gitEnv
+	rules   *rules // the rules in force above and at dir
+	// excluded is set when the path given is itself excluded by an ignore
+	// rule or a default exclude (it is searched anyway, being explicit).
+	excluded string
+}
+
+// resolveTarget checks the path a call names and finds its work tree and
+// the ignore rules above it.
+func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) {
+	if path == "" {
+		path = "."
+	}
+	abs := env.Abs(path)
+	t := &target{abs: abs, display: displayPath(env.Root, abs)}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fsutil.NotFound(path, abs)
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, &tool.Error{Code: tool.CodePermission, Message: fmt.Sprintf("%s: permission denied", path)}
+		}
+		return nil, err
+	}
+	t.isFile = !fi.IsDir()
+	// A path named explicitly is followed if it is a symlink, so the
+	// target is checked too: "notes.txt -> ~/.ssh/id_rsa" is a secret.
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
+	for _, p := range []string{abs, real} {
+		disp := displayPath(env.Root, p)
+		if sensitive.MatchPath(filepath.ToSlash(disp), !t.isFile) || sensitive.MatchName(filepath.Base(p), !t.isFile) {
+			return nil, &tool.Error{Code: tool.CodeDenied,
+				Message: fmt.Sprintf("%s is a sensitive path (keys, credentials or tokens): search never reads it", path),
+				Hint:    "search another path; the list of sensitive names is in mcode's README (\"Sensitive files\")"}
+		}
+	}
+	if t.isFile && !fi.Mode().IsRegular() {
+		return nil, &tool.Error{Code: tool.CodeSpecialFile, Message: fmt.Sprintf("%s is not a regular file or folder", path)}
+	}
+	t.dir = real
+	if t.isFile {
+		t.dir, t.file = filepath.Dir(real), filepath.Base(real)
+	}
+	t.base = t.dir
+	if useIgnore {
+		t.git = gitEnv{Home: env.UserHome, XDGConfigHome: os.Getenv("XDG_CONFIG_HOME")}
+		t.repo = findRepo(t.dir, t.git)
+		if t.repo != nil {
+			t.base = t.repo.top
+		}
+	}
+	if r, err := filepath.Rel(t.base, t.dir); err == nil && r != "." {
+		t.rel = filepath.ToSlash(r)
+	}
+	if useIgnore {
+		var rs *rules
+		if t.repo != nil {
+			rs = t.repo.baseRules(nil, "")
+		}
+		t.rules, t.excluded = ancestorRules(t.base, t.rel, rs)
+		if t.isFile && t.excluded == "" {
+			name := t.file
+			if ign, _ := t.rules.ignored(joinRel(t.rel, name), name, false); ign {
+				t.excluded = joinRel(t.rel, name)
+			}
+		}
+	}
+	return t, nil
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// displayPath is abs relative to the workspace root when inside it, else abs.
+func displayPath(root, abs string) string {
+	if r, err := filepath.Rel(root, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return r
+	}
+	return abs
+}
+
+// show turns a walk path (relative to base) into the path results show.
+func (t *target) show(rel string) string {
+	r := rel
+	if t.rel != "" {
+		r = strings.TrimPrefix(rel, t.rel+"/")
+	}
+	if t.isFile {
+		return t.display
+	}
+	if t.display == "." {
+		return r
+	}
+	return filepath.ToSlash(t.display) + "/" + r
+}
+
+// fromRoot is a walk path relative to the searched folder.
+func (t *target) fromRoot(rel string) string {
+	if t.rel == "" {
+		return rel
+	}
+	return rel[len(t.rel)+1:]
+}

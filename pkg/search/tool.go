@@ -1,0 +1,101 @@
+package search
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Tool names.
+const (
+	GrepName = "grep"
+	GlobName = "glob"
+)
+
+// Timeout is the default time limit of a grep or glob call.
+const Timeout = 30 * time.Second
+
+var (
+	//go:embed grep_description.md
+	grepDescription string
+	//go:embed grep_schema.json
+	grepSchema string
+	//go:embed glob_description.md
+	globDescription string
+	//go:embed glob_schema.json
+	globSchema string
+)
+
+// templateData is what the description and schema templates see.
+type templateData struct {
+	GrepDefaultLimit, GrepMaxLimit, GrepMaxOutputKiB int
+	GlobDefaultLimit, GlobMaxLimit                   int
+	MaxFileSizeMiB, MaxLineChars, MaxContext         int
+	TimeoutSeconds                                   int
+	DefaultExcludes                                  []string
+}
+
+func data() templateData {
+	return templateData{
+		GrepDefaultLimit: GrepDefaultLimit, GrepMaxLimit: GrepMaxLimit, GrepMaxOutputKiB: GrepMaxOutputBytes >> 10,
+		GlobDefaultLimit: GlobDefaultLimit, GlobMaxLimit: GlobMaxLimit,
+		MaxFileSizeMiB: MaxFileSize >> 20, MaxLineChars: MaxLineChars, MaxContext: MaxContext,
+		TimeoutSeconds:  int(Timeout / time.Second),
+		DefaultExcludes: DefaultExcludes,
+	}
+}
+
+// GrepTool is grep's registry entry.
+func GrepTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: GrepName, Mode: tool.Parallel, Timeout: Timeout,
+		Description: grepDescription, Schema: grepSchema, Data: data(),
+	}, func(ctx context.Context, env *tool.Env, p GrepParams) (*tool.Response, error) {
+		res, err := Grep(ctx, env, p)
+		if err != nil {
+			return nil, err
+		}
+		out, truncated := res.render()
+		resp := &tool.Response{Output: out, Result: res, Truncated: truncated}
+		if truncated {
+			resp.Continuation = &tool.Continuation{Hint: res.Hint}
+		}
+		return resp, cutShort(ctx, res.Partial, res.FilesSearched, "files searched")
+	})
+}
+
+// GlobTool is glob's registry entry.
+func GlobTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: GlobName, Mode: tool.Parallel, Timeout: Timeout,
+		Description: globDescription, Schema: globSchema, Data: data(),
+	}, func(ctx context.Context, env *tool.Env, p GlobParams) (*tool.Response, error) {
+		res, err := Glob(ctx, env, p)
+		if err != nil {
+			return nil, err
+		}
+		resp := &tool.Response{Output: res.render(), Result: res, Truncated: res.Truncated}
+		if res.Truncated {
+			resp.Continuation = &tool.Continuation{Hint: res.Hint}
+		}
+		return resp, cutShort(ctx, res.Partial, res.Total, "paths found")
+	})
+}
+
+// cutShort is the error that goes with partial results: timeout or
+// interrupted, saying how far the search got.
+func cutShort(ctx context.Context, partial bool, n int, what string) error {
+	if !partial {
+		return nil
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &tool.Error{Code: tool.CodeTimeout,
+			Message: fmt.Sprintf("the time limit ran out; the results are partial (%d %s so far)", n, what),
+			Hint:    "narrow the path, pattern or glob, or raise --timeout"}
+	}
+	return &tool.Error{Code: tool.CodeInterrupted, Message: fmt.Sprintf("interrupted; the results are partial (%d %s so far)", n, what)}
+}

@@ -1,0 +1,404 @@
+package search
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcode-dev/mcode/pkg/sensitive"
+)
+
+type entryType uint8
+
+const (
+	typeFile entryType = iota
+	typeDir
+	typeSymlink
+	typeOther // FIFO, socket, device
+	typeUnknown
+)
+
+type fileInfo struct {
+	typ   entryType
+	size  int64
+	mtime int64 // Unix nanoseconds
+}
+
+// DefaultExcludes are folders of dependencies, build output, caches and
+// version control that search skips unless ignore rules are lifted. In a
+// git work tree they apply only to what git does not track: a tracked
+// build/ full of real sources is searched.
+var DefaultExcludes = []string{
+	".git", ".hg", ".svn", ".bzr", ".jj",
+	"node_modules", "bower_components", "jspm_packages",
+	"dist", "build", "target", "out",
+	".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+	".gradle", ".next", ".nuxt", ".svelte-kit", ".parcel-cache", ".turbo", ".terraform",
+}
+
+func isDefaultExcluded(name string) bool {
+	return slices.Contains(DefaultExcludes, name)
+}
+
+// ignoreFiles are read in every folder, lowest precedence first.
+var ignoreFiles = []string{".gitignore", ".ignore", ".mcodeignore"}
+
+// walkStats counts what a walk left out.
+type walkStats struct {
+	ignored     int // files and folders excluded by ignore rules or default excludes
+	sensitive   int
+	special     int // FIFOs, sockets, devices
+	unreadable  int // folders or files that could not be opened
+	ignoredDirs []string
+}
+
+const maxIgnoredExamples = 64
+
+func (s *walkStats) add(o *walkStats) {
+	s.ignored += o.ignored
+	s.sensitive += o.sensitive
+	s.special += o.special
+	s.unreadable += o.unreadable
+	s.ignoredDirs = append(s.ignoredDirs, o.ignoredDirs...)
+}
+
+// topIgnoredDirs names a few excluded folders, shallowest first.
+func (s *walkStats) topIgnoredDirs(n int) []string {
+	dirs := slices.Clone(s.ignoredDirs)
+	slices.SortFunc(dirs, func(a, b string) int {
+		if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
+			return da - db
+		}
+		return strings.Compare(a, b)
+	})
+	return dirs[:min(n, len(dirs))]
+}
+
+// visitor receives what the walk finds. Calls come from several workers
+// at once; each worker passes its own *worker. Paths are relative to the
+// walk's base.
+type visitor interface {
+	// wantFile is asked before ignore rules are, so that only files the
+	// caller wants count as skipped.
+	wantFile(rel, name string) bool
+	// enterDir prunes folders the caller can have no use for.
+	enterDir(rel, name string) bool
+	// file is called for regular files and symlinks (never followed).
+	file(w *worker, d dirHandle, rel, name string, typ entryType)
+	// dir is called for every folder found (when wantDirs).
+	dir(w *worker, d dirHandle, rel, name string)
+}
+
+type worker struct {
+	id      int
+	stats   walkStats
+	dirBuf  []byte // getdents scratch
+	fileBuf []byte // file contents scratch
+	names   []dirent
+}
+
+type dirent struct {
+	name string
+	typ  entryType
+}
+
+type dirJob struct {
+	rel     string // relative to the walk's base, slash-separated
+	rules   *rules
+	tracked bool     // inside an excluded folder that git tracks files in: only tracked paths pass
+	repo    *gitRepo // the work tree this folder belongs to, if any
+	repoRel string   // that work tree's top, relative to the walk's base
+}
+
+// walker is a parallel walk of one tree: workers take folders from a
+// shared stack, read each once, push its subfolders and hand its files to
+// the visitor in the same worker, so no goroutine or allocation is spent
+// per file.
+type walker struct {
+	base      string // absolute; every rel path is relative to it
+	git       gitEnv
+	useIgnore bool // ignore files and default excludes apply
+	skipGit   bool // .git folders are never entered
+	wantDirs  bool
+	visit     visitor
+	workers   []*worker
+
+	stop atomic.Bool
+
+	mu    sync.Mutex
+	cond  *sync.Cond
+	stack []dirJob
+	busy  int
+}
+
+func newWalker(base string, git gitEnv, n int, v visitor) *walker {
+	w := &walker{base: base, git: git, useIgnore: true, skipGit: true, visit: v}
+	w.cond = sync.NewCond(&w.mu)
+	for i := range n {
+		w.workers = append(w.workers, &worker{id: i})
+	}
+	return w
+}
+
+// run walks from the given folder (relative to base) until done or ctx
+// ends; it reports whether the walk was complete.
+func (w *walker) run(ctx context.Context, start dirJob) bool {
+	w.stack = append(w.stack, start)
+	stopWatch := context.AfterFunc(ctx, func() {
+		w.stop.Store(true)
+		w.mu.Lock()
+		w.cond.Broadcast()
+		w.mu.Unlock()
+	})
+	defer stopWatch()
+	var wg sync.WaitGroup
+	for _, wk := range w.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				job, ok := w.pop()
+				if !ok {
+					return
+				}
+				w.readDir(wk, job)
+				w.done()
+			}
+		}()
+	}
+	wg.Wait()
+	return !w.stop.Load()
+}
+
+func (w *walker) pop() (dirJob, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.stack) == 0 && w.busy > 0 && !w.stop.Load() {
+		w.cond.Wait()
+	}
+	if len(w.stack) == 0 || w.stop.Load() {
+		return dirJob{}, false
+	}
+	job := w.stack[len(w.stack)-1]
+	w.stack = w.stack[:len(w.stack)-1]
+	w.busy++
+	return job, true
+}
+
+func (w *walker) done() {
+	w.mu.Lock()
+	w.busy--
+	if w.busy == 0 && len(w.stack) == 0 {
+		w.cond.Broadcast()
+	}
+	w.mu.Unlock()
+}
+
+func (w *walker) push(jobs []dirJob) {
+	if len(jobs) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.stack = append(w.stack, jobs...)
+	w.mu.Unlock()
+	if len(jobs) == 1 {
+		w.cond.Signal()
+	} else {
+		w.cond.Broadcast()
+	}
+}
+
+func (w *walker) abs(rel string) string {
+	if rel == "" {
+		return w.base
+	}
+	return w.base + string(filepath.Separator) + filepath.FromSlash(rel)
+}
+
+func (w *walker) readDir(wk *worker, job dirJob) {
+	if w.stop.Load() {
+		return
+	}
+	d, err := openDirHandle(w.abs(job.rel))
+	if err != nil {
+		wk.stats.unreadable++
+		return
+	}
+	defer d.close()
+	wk.names = wk.names[:0]
+	wk.dirBuf, err = d.readEntries(wk.dirBuf, func(name []byte, typ entryType) {
+		wk.names = append(wk.names, dirent{name: string(name), typ: typ})
+	})
+	if err != nil {
+		wk.stats.unreadable++
+	}
+	prefix := ""
+	if job.rel != "" {
+		prefix = job.rel + "/"
+	}
+	rs := job.rules
+	if w.useIgnore && job.rel != "" && (job.repo == nil || job.repoRel != job.rel) {
+		// A work tree inside the walk (another repository, a submodule):
+		// its index decides what is tracked below here.
+		for _, e := range wk.names {
+			if e.name == ".git" {
+				abs := w.abs(job.rel)
+				if r := openRepo(abs, filepath.Join(abs, ".git"), e.typ == typeDir, w.git); r != nil {
+					job.repo, job.repoRel, job.tracked = r, job.rel, false
+					rs = r.baseRules(rs, job.rel)
+				}
+				break
+			}
+		}
+	}
+	if w.useIgnore && !job.tracked {
+		for _, f := range ignoreFiles {
+			for _, e := range wk.names {
+				if e.name == f && e.typ != typeDir {
+					rs = rs.push(w.readRules(wk, d, job.rel, prefix+f, f))
+				}
+			}
+		}
+	}
+	var subdirs []dirJob
+	for _, e := range wk.names {
+		typ := e.typ
+		if typ == typeUnknown {
+			typ, _, _, _ = d.lstat(e.name)
+		}
+		isDir := typ == typeDir
+		if e.name == ".git" && w.skipGit {
+			continue
+		}
+		if sensitive.MatchName(e.name, isDir) {
+			wk.stats.sensitive++
+			continue
+		}
+		rel := prefix + e.name
+		if isDir && !w.visit.enterDir(rel, e.name) && !w.wantDirs {
+			continue
+		}
+		if !isDir && (typ == typeFile || typ == typeSymlink) && !w.visit.wantFile(rel, e.name) {
+			continue
+		}
+		switch {
+		case job.tracked:
+			if !job.trackedPath(rel, isDir) {
+				wk.stats.ignored++
+				continue
+			}
+			if isDir {
+				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
+				continue
+			}
+		case w.useIgnore:
+			ignored, byGit := rs.ignored(rel, e.name, isDir)
+			byDefault := !ignored && isDir && isDefaultExcluded(e.name)
+			if ignored || byDefault {
+				if (byGit || byDefault) && job.trackedPath(rel, isDir) {
+					if isDir {
+						subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
+						continue
+					}
+					break
+				}
+				wk.stats.ignored++
+				if isDir && len(wk.stats.ignoredDirs) < maxIgnoredExamples {
+					wk.stats.ignoredDirs = append(wk.stats.ignoredDirs, rel+"/")
+				}
+				continue
+			}
+		}
+		switch typ {
+		case typeDir:
+			subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, repo: job.repo, repoRel: job.repoRel}, e.name)
+		case typeFile, typeSymlink:
+			w.visit.file(wk, d, rel, e.name, typ)
+		default:
+			wk.stats.special++
+		}
+		if w.stop.Load() {
+			return
+		}
+	}
+	w.push(subdirs)
+}
+
+// addDir reports a folder to the visitor and queues it unless pruned.
+func (w *walker) addDir(wk *worker, d dirHandle, subdirs []dirJob, job dirJob, name string) []dirJob {
+	if w.wantDirs {
+		w.visit.dir(wk, d, job.rel, name)
+	}
+	if w.visit.enterDir(job.rel, name) {
+		subdirs = append(subdirs, job)
+	}
+	return subdirs
+}
+
+// trackedPath reports whether git tracks the file, or something inside
+// the folder, at rel (relative to the walk's base). It reads the index on
+// first use only: most walks never meet an excluded path.
+func (job *dirJob) trackedPath(rel string, isDir bool) bool {
+	if job.repo == nil {
+		return false
+	}
+	if job.repoRel != "" {
+		rel = rel[len(job.repoRel)+1:]
+	}
+	if isDir {
+		return job.repo.tracksUnder(rel)
+	}
+	return job.repo.isTracked(rel)
+}
+
+// maxIgnoreFileSize bounds the ignore files read; bigger ones are not rules.
+const maxIgnoreFileSize = 4 << 20
+
+func (w *walker) readRules(wk *worker, d dirHandle, base, source, name string) *ruleSet {
+	data, buf, _, err := d.readFile(name, wk.fileBuf, maxIgnoreFileSize, false)
+	wk.fileBuf = buf
+	if err != nil || data == nil {
+		return nil
+	}
+	return parseRules(base, source, data, name == ".gitignore")
+}
+
+// ancestorRules loads the ignore files of the folders from base down to
+// (not including) the walk's start folder, which the walk reads itself.
+// It also reports the first of those folders, or the start folder itself,
+// that the rules or default excludes exclude.
+func ancestorRules(base string, startRel string, rs *rules) (*rules, string) {
+	if startRel == "" {
+		return rs, ""
+	}
+	excluded := ""
+	parts := strings.Split(startRel, "/")
+	for i := range parts {
+		dirRel := strings.Join(parts[:i], "/")
+		abs := base
+		if dirRel != "" {
+			abs = filepath.Join(base, filepath.FromSlash(dirRel))
+		}
+		for _, f := range ignoreFiles {
+			data, err := os.ReadFile(filepath.Join(abs, f))
+			if err == nil && len(data) <= maxIgnoreFileSize {
+				source := f
+				if dirRel != "" {
+					source = dirRel + "/" + f
+				}
+				rs = rs.push(parseRules(dirRel, source, data, f == ".gitignore"))
+			}
+		}
+		rel := strings.Join(parts[:i+1], "/")
+		if excluded == "" {
+			if ign, _ := rs.ignored(rel, parts[i], true); ign || isDefaultExcluded(parts[i]) {
+				excluded = rel
+			}
+		}
+	}
+	return rs, excluded
+}
