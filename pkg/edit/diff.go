@@ -1,0 +1,390 @@
+package edit
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Limits of the unified diff that write and edit return.
+const (
+	// DiffContext is the number of unchanged lines shown around a change.
+	DiffContext = 3
+	// MaxDiffBytes caps the diff text; the counts stay exact past it.
+	MaxDiffBytes = 16 << 10
+	// maxDiffEdits caps the line edits Myers' algorithm looks for in one
+	// region (its cost grows with their number times the region's
+	// length); past it, the region is reported as one replaced block,
+	// still a correct diff, only not the smallest.
+	maxDiffEdits = 1000
+	// maxDiffWork caps the lines Myers' algorithm compares in one region.
+	maxDiffWork = 20_000_000
+)
+
+// change says that, at line a of the old text (0-based) and line b of the
+// new, the lines del were replaced by the lines ins. Lines keep their
+// line breaks.
+type change struct {
+	a, b     int
+	del, ins []string
+}
+
+// lineDiff returns the changes that turn a into b, smallest first: the
+// common head and tail are cut off, then Myers' O(ND) algorithm runs on
+// what remains.
+func lineDiff(a, b []string) []change {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	if len(am) == 0 && len(bm) == 0 {
+		return nil
+	}
+	whole := []change{{a: pre, b: pre, del: am, ins: bm}}
+	if len(am) == 0 || len(bm) == 0 {
+		return whole
+	}
+	ids := make(map[string]int, len(am)+len(bm))
+	intern := func(lines []string) []int {
+		out := make([]int, len(lines))
+		for i, l := range lines {
+			id, ok := ids[l]
+			if !ok {
+				id = len(ids)
+				ids[l] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	ops, ok := myers(intern(am), intern(bm))
+	if !ok {
+		return whole
+	}
+	var out []change
+	for _, op := range ops {
+		if n := len(out); n > 0 && out[n-1].a+len(out[n-1].del) == pre+op.x && out[n-1].b+len(out[n-1].ins) == pre+op.y {
+			if op.del {
+				out[n-1].del = am[out[n-1].a-pre : op.x+1]
+			} else {
+				out[n-1].ins = bm[out[n-1].b-pre : op.y+1]
+			}
+			continue
+		}
+		c := change{a: pre + op.x, b: pre + op.y}
+		if op.del {
+			c.del = am[op.x : op.x+1]
+		} else {
+			c.ins = bm[op.y : op.y+1]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// editOp deletes a[x] (del) or inserts b[y] (at a's line x).
+type editOp struct {
+	x, y int
+	del  bool
+}
+
+// myers finds a shortest edit script from a to b (Myers 1986, the
+// forward greedy algorithm with one saved frontier per step). It gives up
+// past maxDiffEdits edits or maxDiffWork comparisons.
+func myers(a, b []int) ([]editOp, bool) {
+	n, m := len(a), len(b)
+	maxD := min(n+m, maxDiffEdits)
+	off := maxD + 1
+	v := make([]int, 2*off+1)
+	var trace [][]int
+	work := 0
+	for d := 0; d <= maxD; d++ {
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			x0 := x
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+			}
+			work += x - x0 + 1
+			v[off+k] = x
+			if x >= n && y >= m {
+				return backtrack(trace, n, m, d), true
+			}
+		}
+		if work > maxDiffWork {
+			return nil, false
+		}
+		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
+	}
+	return nil, false
+}
+
+// backtrack walks the saved frontiers back from (n, m) to (0, 0).
+func backtrack(trace [][]int, n, m, d int) []editOp {
+	ops := make([]editOp, 0, d)
+	x, y := n, m
+	for ; d > 0; d-- {
+		prev := trace[d-1] // frontier of step d-1: diagonals -(d-1)..d-1
+		at := func(k int) int { return prev[k+d-1] }
+		k := x - y
+		var pk int
+		if k == -d || (k != d && at(k-1) < at(k+1)) {
+			pk = k + 1 // reached by a step down: b[py] inserted
+		} else {
+			pk = k - 1 // reached by a step right: a[px] deleted
+		}
+		px := at(pk)
+		py := px - pk
+		ops = append(ops, editOp{x: px, y: py, del: pk == k-1})
+		x, y = px, py
+	}
+	for i, j := 0, len(ops)-1; i < j; i, j = i+1, j-1 {
+		ops[i], ops[j] = ops[j], ops[i]
+	}
+	return ops
+}
+
+// Changes sums up a diff for a result.
+type Changes struct {
+	Additions int `json:"additions"`
+	Removals  int `json:"removals"`
+	// FirstChangedLine is the first changed line of the new text (0 when
+	// nothing changed).
+	FirstChangedLine int    `json:"first_changed_line"`
+	Diff             string `json:"diff"`
+	DiffTruncated    bool   `json:"diff_truncated"`
+}
+
+// oldLines gives the unchanged lines a diff shows as context.
+type oldLines interface {
+	count() int
+	line(i int) string
+}
+
+// summarize counts the changes and renders them as a unified diff.
+func summarize(name string, old oldLines, changes []change, display func(string) string) Changes {
+	var c Changes
+	for _, ch := range changes {
+		c.Additions += len(ch.ins)
+		c.Removals += len(ch.del)
+	}
+	if len(changes) > 0 {
+		c.FirstChangedLine = changes[0].b + 1
+	}
+	c.Diff, c.DiffTruncated = unified(name, old, changes, display, MaxDiffBytes)
+	return c
+}
+
+// unified renders changes as a unified diff with DiffContext lines of
+// context, cut at maxBytes on a line boundary with a note of what was
+// left out.
+func unified(name string, old oldLines, changes []change, display func(string) string, maxBytes int) (string, bool) {
+	if len(changes) == 0 {
+		return "", false
+	}
+	if display == nil {
+		display = func(s string) string { return s }
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
+	cut, cutLines := false, 0
+	emit := func(prefix byte, line string) {
+		if cut {
+			cutLines++
+			return
+		}
+		text := display(strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"))
+		n := 2 + len(text)
+		noEOL := !strings.HasSuffix(line, "\n")
+		if noEOL {
+			n += len("\\ No newline at end of file\n")
+		}
+		if b.Len()+n > maxBytes {
+			cut, cutLines = true, 1
+			return
+		}
+		b.WriteByte(prefix)
+		b.WriteString(text)
+		b.WriteByte('\n')
+		if noEOL {
+			b.WriteString("\\ No newline at end of file\n")
+		}
+	}
+	for i := 0; i < len(changes); {
+		j := i + 1
+		for j < len(changes) && changes[j].a-(changes[j-1].a+len(changes[j-1].del)) <= 2*DiffContext {
+			j++
+		}
+		first, last := changes[i], changes[j-1]
+		oldStart := max(first.a-DiffContext, 0)
+		oldEnd := min(last.a+len(last.del)+DiffContext, old.count())
+		newStart := oldStart + first.b - first.a
+		oldLen, newLen := oldEnd-oldStart, oldEnd-oldStart
+		for _, ch := range changes[i:j] {
+			newLen += len(ch.ins) - len(ch.del)
+		}
+		header := fmt.Sprintf("@@ -%s +%s @@\n", hunkRange(oldStart, oldLen), hunkRange(newStart, newLen))
+		if !cut && b.Len()+len(header) > maxBytes {
+			cut = true
+		}
+		if !cut {
+			b.WriteString(header)
+		}
+		pos := oldStart
+		for _, ch := range changes[i:j] {
+			for ; pos < ch.a; pos++ {
+				emit(' ', old.line(pos))
+			}
+			for _, l := range ch.del {
+				emit('-', l)
+			}
+			for _, l := range ch.ins {
+				emit('+', l)
+			}
+			pos = ch.a + len(ch.del)
+		}
+		for ; pos < oldEnd; pos++ {
+			emit(' ', old.line(pos))
+		}
+		i = j
+	}
+	if cut {
+		fmt.Fprintf(&b, "… diff cut at %d KiB: %d more line%s not shown\n", maxBytes>>10, cutLines, plural(cutLines))
+	}
+	return b.String(), cut
+}
+
+// hunkRange renders one side of a hunk header: "start,len", where an
+// empty range names the line before it, as diff -u does.
+func hunkRange(start, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d,0", start)
+	}
+	if n == 1 {
+		return fmt.Sprintf("%d", start+1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, n)
+}
+
+// splitKeep splits text into lines that keep their line breaks.
+func splitKeep(text []byte) []string {
+	var out []string
+	for line := range bytes.Lines(text) {
+		out = append(out, string(line))
+	}
+	return out
+}
+
+// stringLines serves context from lines already split.
+type stringLines []string
+
+func (s stringLines) count() int        { return len(s) }
+func (s stringLines) line(i int) string { return s[i] }
+
+// lineIndex serves lines of a large text by their start offsets, so the
+// text is never split as a whole.
+type lineIndex struct {
+	text   []byte
+	starts []int
+}
+
+func newLineIndex(text []byte) *lineIndex {
+	ix := &lineIndex{text: text, starts: make([]int, 0, len(text)/32+1)}
+	for off := 0; off < len(text); {
+		ix.starts = append(ix.starts, off)
+		i := bytes.IndexByte(text[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+	}
+	return ix
+}
+
+func (ix *lineIndex) count() int { return len(ix.starts) }
+
+func (ix *lineIndex) line(i int) string {
+	return string(ix.text[ix.starts[i]:ix.end(i)])
+}
+
+// end is the offset after line i's line break.
+func (ix *lineIndex) end(i int) int {
+	if i+1 < len(ix.starts) {
+		return ix.starts[i+1]
+	}
+	return len(ix.text)
+}
+
+// lineOf is the 0-based line holding offset off (the last line for an
+// offset at the very end).
+func (ix *lineIndex) lineOf(off int) int {
+	return max(sort.Search(len(ix.starts), func(i int) bool { return ix.starts[i] > off })-1, 0)
+}
+
+// pieceChanges diffs orig against the text its pieces make, region by
+// region: each region is the whole lines the pieces touch, widened until
+// the new text of the region also ends on a line break, so that only
+// those lines are compared, however large the file.
+func pieceChanges(ix *lineIndex, pieces []piece) []change {
+	orig := ix.text
+	var out []change
+	shift := 0 // new line numbers minus old ones, after the regions so far
+	var buf []byte
+	for i := 0; i < len(pieces); {
+		la := ix.lineOf(pieces[i].start)
+		lb := ix.lineOf(max(pieces[i].end-1, pieces[i].start))
+		j := i
+		for {
+			for j < len(pieces) && ix.lineOf(pieces[j].start) <= lb {
+				lb = max(lb, ix.lineOf(max(pieces[j].end-1, pieces[j].start)))
+				j++
+			}
+			buf = buf[:0]
+			last := 0
+			if ix.count() > 0 {
+				last = ix.starts[la]
+			}
+			for _, p := range pieces[i:j] {
+				buf = append(buf, orig[last:p.start]...)
+				buf = append(buf, p.text...)
+				last = p.end
+			}
+			end := len(orig)
+			if ix.count() > 0 {
+				end = ix.end(lb)
+			}
+			buf = append(buf, orig[min(last, end):end]...)
+			if end < len(orig) && (len(buf) == 0 || buf[len(buf)-1] != '\n') {
+				lb++ // the new text runs on into the next line
+				continue
+			}
+			var oldText []byte
+			if ix.count() > 0 {
+				oldText = orig[ix.starts[la]:end]
+			}
+			a, b := splitKeep(oldText), splitKeep(buf)
+			for _, ch := range lineDiff(a, b) {
+				ch.a += la
+				ch.b += la + shift
+				out = append(out, ch)
+			}
+			shift += len(b) - len(a)
+			break
+		}
+		i = j
+	}
+	return out
+}

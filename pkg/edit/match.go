@@ -1,0 +1,237 @@
+package edit
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// How an old_string was found.
+const (
+	MatchExact = "exact"
+	MatchFuzzy = "fuzzy"
+)
+
+// Fuzzy-match guard: the original span of a fuzzy match may be at most
+// FuzzySpanFactor times as long as old_string plus FuzzySpanSlack,
+// counted in characters.
+const (
+	FuzzySpanFactor = 2
+	FuzzySpanSlack  = 32
+)
+
+// span is a byte range [start, end) of a text.
+type span struct{ start, end int }
+
+// rejection is a fuzzy candidate that was found in the normal form but
+// refused: its original text is too long, or does not normalize back to
+// the same text as old_string.
+type rejection struct {
+	span   span
+	runes  int  // length of the original span in characters
+	tooBig bool // refused by the length guard (else: it did not verify)
+}
+
+// located is what a search for one old_string found, at the first tier
+// that found anything.
+type located struct {
+	kind     string // MatchExact or MatchFuzzy; "" when nothing matched
+	spans    []span
+	rejected []rejection
+}
+
+// locate finds every non-overlapping occurrence of old in text: exactly
+// first; then with CRLF and LF taken as the same line break (still an
+// exact match: only the line-break bytes differ); then, when fuzzy is
+// set, in the normal form. Uniqueness is up to the caller, at the tier
+// that matched.
+func locate(text []byte, old string, fuzzy bool) located {
+	if spans := findAll(text, []byte(old)); len(spans) > 0 {
+		return located{kind: MatchExact, spans: spans}
+	}
+	if spans := findAcrossLineBreaks(text, old); len(spans) > 0 {
+		return located{kind: MatchExact, spans: spans}
+	}
+	if !fuzzy {
+		return located{}
+	}
+	return locateFuzzy(text, old)
+}
+
+// findAll returns the non-overlapping occurrences of pat, left to right.
+func findAll(text, pat []byte) []span {
+	var out []span
+	for off := 0; off <= len(text)-len(pat); {
+		i := bytes.Index(text[off:], pat)
+		if i < 0 {
+			break
+		}
+		out = append(out, span{off + i, off + i + len(pat)})
+		off += i + len(pat)
+	}
+	return out
+}
+
+// findAcrossLineBreaks matches old with every CRLF taken as LF, in old and
+// in the text, and maps the matches back to the text's own bytes.
+func findAcrossLineBreaks(text []byte, old string) []span {
+	crlf := []byte("\r\n")
+	oldHasCRLF := strings.Contains(old, "\r\n")
+	textHasCRLF := bytes.Contains(text, crlf)
+	if !strings.Contains(old, "\n") || (!oldHasCRLF && !textHasCRLF) {
+		return nil
+	}
+	pat := []byte(old)
+	if oldHasCRLF {
+		pat = bytes.ReplaceAll(pat, crlf, []byte("\n"))
+	}
+	if !textHasCRLF {
+		return findAll(text, pat)
+	}
+	// The view drops each CR of a CRLF; crs holds the view offsets of
+	// the LFs that lost their CR, so a view offset v is v plus the
+	// number of those before it.
+	view := make([]byte, 0, len(text))
+	var crs []int
+	for off := 0; ; {
+		i := bytes.Index(text[off:], crlf)
+		if i < 0 {
+			view = append(view, text[off:]...)
+			break
+		}
+		view = append(view, text[off:off+i]...)
+		crs = append(crs, len(view))
+		view = append(view, '\n')
+		off += i + 2
+	}
+	spans := findAll(view, pat)
+	k := 0
+	toText := func(v int) int {
+		for k < len(crs) && crs[k] < v {
+			k++
+		}
+		return v + k
+	}
+	for i := range spans {
+		// Starts and ends only grow, so one forward pass of k serves both.
+		spans[i].start = toText(spans[i].start)
+		spans[i].end = toText(spans[i].end)
+	}
+	return spans
+}
+
+// locateFuzzy finds old in the normal form of text and traces each find
+// back to a span of the original bytes that must normalize to the same
+// text as old and be no more than FuzzySpanFactor×+FuzzySpanSlack long.
+func locateFuzzy(text []byte, old string) located {
+	want := normText([]byte(old))
+	if len(bytes.TrimSpace(want)) == 0 {
+		return located{}
+	}
+	v := newNormView(text)
+	maxRunes := FuzzySpanFactor*utf8.RuneCountInString(old) + FuzzySpanSlack
+	var out located
+	last := 0
+	for _, n := range findAll(v.norm, want) {
+		s := span{v.toOrig(text, n.start, true), v.toOrig(text, n.end, false)}
+		if s.start < last || s.end < s.start {
+			continue // snapped into the previous match: take the first only
+		}
+		runes := utf8.RuneCount(text[s.start:s.end])
+		switch {
+		case runes > maxRunes:
+			out.rejected = append(out.rejected, rejection{span: s, runes: runes, tooBig: true})
+		case !bytes.Equal(normText(text[s.start:s.end]), want):
+			out.rejected = append(out.rejected, rejection{span: s, runes: runes})
+		default:
+			out.spans = append(out.spans, s)
+			last = s.end
+		}
+	}
+	if len(out.spans) > 0 {
+		out.kind = MatchFuzzy
+	}
+	return out
+}
+
+// toOrig maps an offset of the normal form to an offset of text. A start
+// snaps back and an end snaps forward to the nearest normalization
+// boundary, so a span never cuts a character or its combining marks. A
+// start at the end of a normalized line maps to the line break (trailing
+// whitespace stays where it is); an end there maps past the last kept
+// character.
+func (v *normView) toOrig(text []byte, n int, isStart bool) int {
+	l := v.lineOf(n)
+	col := n - v.normStart[l]
+	lineStart := v.origStart[l]
+	lineEnd := len(text)
+	normEnd := len(v.norm)
+	if l+1 < len(v.origStart) {
+		lineEnd = v.origStart[l+1] - 1
+		normEnd = v.normStart[l+1] - 1
+	}
+	line := text[lineStart:lineEnd]
+	if isStart && col >= normEnd-v.normStart[l] {
+		return lineStart + len(bytes.TrimSuffix(line, []byte("\r")))
+	}
+	if isASCII(line) {
+		return lineStart + col
+	}
+	segs := lineSegments(line)
+	if isStart {
+		return lineStart + origStartOf(segs, col)
+	}
+	return lineStart + origEndOf(segs, col)
+}
+
+// Line-break styles of the text around a match.
+const (
+	eolLF   = "\n"
+	eolCRLF = "\r\n"
+)
+
+// eolAround names the line break new text should use in place of s: the
+// majority inside s when it holds line breaks, else the break that ends
+// the line s ends on, else the file's majority.
+func eolAround(text []byte, s span) string {
+	inside := text[s.start:s.end]
+	lf, crlf := countBreaks(inside)
+	switch {
+	case crlf > lf-crlf:
+		return eolCRLF
+	case lf-crlf > crlf:
+		return eolLF
+	}
+	if i := bytes.IndexByte(text[s.end:], '\n'); i >= 0 {
+		if j := s.end + i; j > 0 && text[j-1] == '\r' {
+			return eolCRLF
+		}
+		return eolLF
+	}
+	lf, crlf = countBreaks(text)
+	if crlf > lf-crlf {
+		return eolCRLF
+	}
+	return eolLF
+}
+
+func countBreaks(b []byte) (lf, crlf int) {
+	return bytes.Count(b, []byte("\n")), bytes.Count(b, []byte("\r\n"))
+}
+
+// withEOL writes bare LFs of s as CRLF when the text around uses CRLF.
+// Line breaks already written as CRLF stay as they are.
+func withEOL(s, eol string) string {
+	if eol != eolCRLF || !strings.Contains(s, "\n") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + strings.Count(s, "\n"))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' && (i == 0 || s[i-1] != '\r') {
+			b.WriteByte('\r')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
