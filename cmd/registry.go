@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/mcode-dev/mcode/pkg/datetime"
+	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -9,5 +10,7 @@ import (
 func builtinTools() []*tool.Tool {
 	return []*tool.Tool{
 		datetime.Tool(),
+		edit.WriteTool(),
+		edit.EditTool(),
 	}
 }

@@ -101,8 +101,9 @@ func checkEdits(edits []Edit, byteWise bool) *failed {
 
 // applyEdits applies edits to orig one after another, each to the result
 // of those before it, all or nothing. It returns the pieces that turn
-// orig into the result, and a report per edit.
-func applyEdits(orig []byte, edits []Edit, byteWise bool) ([]piece, []EditReport, *failed) {
+// orig into the result, and a report per edit. name is the file's name
+// for hints.
+func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece, []EditReport, *failed) {
 	if f := checkEdits(edits, byteWise); f != nil {
 		return nil, nil, f
 	}
@@ -125,7 +126,7 @@ func applyEdits(orig []byte, edits []Edit, byteWise bool) ([]piece, []EditReport
 			}
 		}
 		if len(loc.spans) == 0 {
-			return nil, nil, noMatch(cur, e.OldString, loc, i, len(edits), byteWise)
+			return nil, nil, noMatch(name, cur, e.OldString, loc, i, len(edits), byteWise)
 		}
 		n := len(loc.spans)
 		idx := i

@@ -14,7 +14,7 @@ func intp(n int) *int { return &n }
 // apply runs applyEdits and renders the result.
 func apply(t *testing.T, text string, edits ...Edit) (string, []EditReport, *failed) {
 	t.Helper()
-	pieces, reports, f := applyEdits([]byte(text), edits, false)
+	pieces, reports, f := applyEdits("f", []byte(text), edits, false)
 	if f != nil {
 		return "", nil, f
 	}
@@ -139,14 +139,14 @@ func TestLineNumberRetry(t *testing.T) {
 
 func TestApplyByteWise(t *testing.T) {
 	text := "caf\xe9 = 1\nna\xefve = 2\n" // Latin-1
-	pieces, _, f := applyEdits([]byte(text), []Edit{{OldString: "= 2", NewString: "= 3"}}, true)
+	pieces, _, f := applyEdits("f", []byte(text), []Edit{{OldString: "= 2", NewString: "= 3"}}, true)
 	if f != nil {
 		t.Fatal(f.err)
 	}
 	if got := string(render([]byte(text), pieces)); got != "caf\xe9 = 1\nna\xefve = 3\n" {
 		t.Errorf("got %q", got)
 	}
-	_, _, f = applyEdits([]byte(text), []Edit{{OldString: "= 2", NewString: "= \u00e9"}}, true)
+	_, _, f = applyEdits("f", []byte(text), []Edit{{OldString: "= 2", NewString: "= \u00e9"}}, true)
 	if f == nil || f.err.Code != tool.CodeEncoding {
 		t.Errorf("non-ASCII new_string in a Latin-1 file: %+v", f)
 	}
@@ -171,7 +171,7 @@ func TestNoMatchDiagnosis(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			loc := locate([]byte(c.text), c.old, false)
-			f := noMatch([]byte(c.text), c.old, loc, 0, 1, false)
+			f := noMatch("f", []byte(c.text), c.old, loc, 0, 1, false)
 			cand := f.info.Candidate
 			if cand == nil {
 				t.Fatalf("no candidate: %s", f.err.Message)
@@ -181,7 +181,7 @@ func TestNoMatchDiagnosis(t *testing.T) {
 			}
 		})
 	}
-	f := noMatch([]byte(file), "nothing like it at all", located{}, 0, 1, false)
+	f := noMatch("f", []byte(file), "nothing like it at all", located{}, 0, 1, false)
 	if f.info.Candidate != nil || f.err.Code != tool.CodeNoMatch {
 		t.Errorf("unrelated old_string: %+v %v", f.info.Candidate, f.err)
 	}

@@ -38,7 +38,7 @@ const (
 
 // noMatch builds the no_match error for old in text: the closest
 // candidate, the first difference and its likely cause.
-func noMatch(text []byte, old string, loc located, i, n int, byteWise bool) *failed {
+func noMatch(name string, text []byte, old string, loc located, i, n int, byteWise bool) *failed {
 	idx := i
 	l := label(i, n)
 	if len(loc.rejected) > 0 {
@@ -57,7 +57,7 @@ func noMatch(text []byte, old string, loc located, i, n int, byteWise bool) *fai
 		}
 		return &failed{
 			err: &tool.Error{Code: tool.CodeNoMatch, Message: msg,
-				Hint: fmt.Sprintf("copy lines %d-%d exactly as mcode read shows them (mcode read FILE --offset %d --limit %d) into old_string", first, last, first, last-first+1)},
+				Hint: fmt.Sprintf("copy lines %d-%d exactly as mcode read shows them (mcode read %s --offset %d --limit %d) into old_string", first, last, name, first, last-first+1)},
 			info: Failure{Edit: &idx, Candidate: c},
 		}
 	}
@@ -76,7 +76,7 @@ func noMatch(text []byte, old string, loc located, i, n int, byteWise bool) *fai
 		msg += "; the file is not UTF-8, so only exact matches count"
 	}
 	return &failed{
-		err:  &tool.Error{Code: tool.CodeNoMatch, Message: msg, Hint: causeHint(c)},
+		err:  &tool.Error{Code: tool.CodeNoMatch, Message: msg, Hint: causeHint(name, c)},
 		info: Failure{Edit: &idx, Candidate: c},
 	}
 }
@@ -97,8 +97,8 @@ var causeText = map[string]string{
 	"different_text":      "the text differs",
 }
 
-func causeHint(c *Candidate) string {
-	reread := fmt.Sprintf("mcode read FILE --offset %d --limit %d", c.LineStart, c.LineEnd-c.LineStart+1)
+func causeHint(name string, c *Candidate) string {
+	reread := fmt.Sprintf("mcode read %s --offset %d --limit %d", name, c.LineStart, c.LineEnd-c.LineStart+1)
 	switch c.Cause {
 	case "tabs_vs_spaces", "indentation":
 		return fmt.Sprintf("copy the indentation exactly as %s shows it: edit never takes tabs for spaces", reread)

@@ -155,7 +155,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	pieces, reports, f := applyEdits(c.text, edits, c.byteWise)
+	pieces, reports, f := applyEdits(display, c.text, edits, c.byteWise)
 	if f != nil {
 		f.info.FilePath = abs
 		return &tool.Response{Result: f.info}, f.err

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -266,5 +267,48 @@ func TestRunConcurrentEditsInOneProcess(t *testing.T) {
 	got, _ := os.ReadFile(path)
 	if want := strings.ReplaceAll(data.String(), "old", "new"); string(got) != want {
 		t.Errorf("lost edits:\n%s", got)
+	}
+}
+
+// TestLockFollowsTheReplacedInode: a waiter must end up holding the lock of
+// the file the path names now, not of the inode an atomic rename replaced
+// while it waited, or two writers would hold "the" lock at once. (flock's
+// polling reopens the path; the inode check after locking closes the
+// window between that open and the lock, which the twenty-process script
+// exercises.)
+func TestLockFollowsTheReplacedInode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.txt")
+	os.WriteFile(path, []byte("v1"), 0o644)
+	unlockA, err := lockFile(context.Background(), "f.txt", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotB := make(chan func(), 1)
+	go func() {
+		unlockB, err := lockFile(context.Background(), "f.txt", path)
+		if err != nil {
+			t.Error(err)
+			close(gotB)
+			return
+		}
+		gotB <- unlockB
+	}()
+	time.Sleep(50 * time.Millisecond) // B now waits on the first inode
+	if err := fsutil.WriteFileAtomic(path, []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unlockA()
+	unlockB, ok := <-gotB
+	if !ok {
+		return
+	}
+	defer unlockB()
+	// B must hold the lock of the file at the path now: C cannot take it.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if unlockC, err := lockFile(ctx, "f.txt", path); err == nil {
+		unlockC()
+		t.Fatal("a second process took the lock of the new file while B held the old one")
 	}
 }

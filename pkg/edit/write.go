@@ -257,16 +257,18 @@ func joinNote(a, b string) string {
 // writeOutput is the text a model reads.
 func writeOutput(display string, r *WriteResult) string {
 	var b strings.Builder
+	created, replaced := "Created", "Replaced"
 	if r.DryRun {
 		b.WriteString("Dry run, nothing written: ")
+		created, replaced = "would create", "would replace"
 	}
 	switch r.Action {
 	case Created:
-		fmt.Fprintf(&b, "Created %s (%d bytes, %d lines, mode %s)", display, r.BytesAfter, r.Additions, r.Mode)
+		fmt.Fprintf(&b, "%s %s (%d bytes, %d lines, mode %s)", created, display, r.BytesAfter, r.Additions, r.Mode)
 	case Unchanged:
 		fmt.Fprintf(&b, "%s already holds exactly this content; nothing written", display)
 	default:
-		fmt.Fprintf(&b, "Replaced %s: %d → %d bytes, +%d -%d lines", display, r.BytesBefore, r.BytesAfter, r.Additions, r.Removals)
+		fmt.Fprintf(&b, "%s %s: %d → %d bytes, +%d -%d lines", replaced, display, r.BytesBefore, r.BytesAfter, r.Additions, r.Removals)
 		if r.Encoding != string(textenc.UTF8) {
 			fmt.Fprintf(&b, ", kept %s", r.Encoding)
 		}
