@@ -302,7 +302,7 @@ type lineIndex struct {
 }
 
 func newLineIndex(text []byte) *lineIndex {
-	ix := &lineIndex{text: text, starts: make([]int, 0, len(text)/32+1)}
+	ix := &lineIndex{text: text, starts: make([]int, 0, bytes.Count(text, []byte("\n"))+1)}
 	for off := 0; off < len(text); {
 		ix.starts = append(ix.starts, off)
 		i := bytes.IndexByte(text[off:], '\n')

@@ -2,6 +2,7 @@ package edit
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -37,12 +38,21 @@ func FuzzEdit(f *testing.F) {
 		}
 		orig := []byte(text)
 		byteWise := !utf8.Valid(orig)
+		if !byteWise {
+			whole := locateFuzzyIn(orig, old, 1<<30)
+			if small := locateFuzzyIn(orig, old, 2); !reflect.DeepEqual(small, whole) {
+				t.Fatalf("windowed search found %+v, whole-text search %+v", small, whole)
+			}
+		}
 		pieces, reports, fail := applyEdits("f", orig, []Edit{{OldString: old, NewString: repl, ReplaceAll: all}}, byteWise)
 		if fail != nil {
 			if fail.err.Code == "" || fail.err.Message == "" {
 				t.Fatalf("refusal without code or message: %+v", fail.err)
 			}
 			return
+		}
+		if reports[0].LineNumbersStripped {
+			old, repl = stripLineNumbers(old), stripLineNumbers(repl)
 		}
 		out := render(orig, pieces)
 		pos, last := 0, 0

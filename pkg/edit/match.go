@@ -123,65 +123,55 @@ func findAcrossLineBreaks(text []byte, old string) []span {
 // locateFuzzy finds old in the normal form of text and traces each find
 // back to a span of the original bytes that must normalize to the same
 // text as old and be no more than FuzzySpanFactor×+FuzzySpanSlack long.
+// The normal form is built and searched a window at a time.
 func locateFuzzy(text []byte, old string) located {
+	return locateFuzzyIn(text, old, fuzzyWindowBytes)
+}
+
+// locateFuzzyIn is locateFuzzy with windows of the given size.
+func locateFuzzyIn(text []byte, old string, window int) located {
 	want := normText([]byte(old))
 	if len(bytes.TrimSpace(want)) == 0 {
 		return located{}
 	}
-	v := newNormView(text)
 	maxRunes := FuzzySpanFactor*utf8.RuneCountInString(old) + FuzzySpanSlack
 	var out located
-	last := 0
-	for _, n := range findAll(v.norm, want) {
-		s := span{v.toOrig(text, n.start, true), v.toOrig(text, n.end, false)}
-		if s.start < last || s.end < s.start {
-			continue // snapped into the previous match: take the first only
+	w := &normWindow{text: text}
+	from, last := 0, 0 // where the next search starts (in w.norm), end of the last span taken (in text)
+	for {
+		w.fill(len(want) + window)
+		for {
+			i := bytes.Index(w.norm[from:], want)
+			if i < 0 {
+				break
+			}
+			n := span{from + i, from + i + len(want)}
+			from = n.end
+			s := span{w.toOrig(n.start, true), w.toOrig(n.end, false)}
+			if s.start < last || s.end < s.start {
+				continue // snapped into the previous match: take the first only
+			}
+			runes := utf8.RuneCount(text[s.start:s.end])
+			switch {
+			case runes > maxRunes:
+				out.rejected = append(out.rejected, rejection{span: s, runes: runes, tooBig: true})
+			case !bytes.Equal(normText(text[s.start:s.end]), want):
+				out.rejected = append(out.rejected, rejection{span: s, runes: runes})
+			default:
+				out.spans = append(out.spans, s)
+				last = s.end
+			}
 		}
-		runes := utf8.RuneCount(text[s.start:s.end])
-		switch {
-		case runes > maxRunes:
-			out.rejected = append(out.rejected, rejection{span: s, runes: runes, tooBig: true})
-		case !bytes.Equal(normText(text[s.start:s.end]), want):
-			out.rejected = append(out.rejected, rejection{span: s, runes: runes})
-		default:
-			out.spans = append(out.spans, s)
-			last = s.end
+		if w.done() {
+			break
 		}
+		// Keep enough of the window's end for a match that runs past it.
+		from = max(from-w.slide(len(want)), 0)
 	}
 	if len(out.spans) > 0 {
 		out.kind = MatchFuzzy
 	}
 	return out
-}
-
-// toOrig maps an offset of the normal form to an offset of text. A start
-// snaps back and an end snaps forward to the nearest normalization
-// boundary, so a span never cuts a character or its combining marks. A
-// start at the end of a normalized line maps to the line break (trailing
-// whitespace stays where it is); an end there maps past the last kept
-// character.
-func (v *normView) toOrig(text []byte, n int, isStart bool) int {
-	l := v.lineOf(n)
-	col := n - v.normStart[l]
-	lineStart := v.origStart[l]
-	lineEnd := len(text)
-	normEnd := len(v.norm)
-	if l+1 < len(v.origStart) {
-		lineEnd = v.origStart[l+1] - 1
-		normEnd = v.normStart[l+1] - 1
-	}
-	line := text[lineStart:lineEnd]
-	if isStart && col >= normEnd-v.normStart[l] {
-		return lineStart + len(bytes.TrimSuffix(line, []byte("\r")))
-	}
-	if isASCII(line) {
-		return lineStart + col
-	}
-	segs := lineSegments(line)
-	if isStart {
-		return lineStart + origStartOf(segs, col)
-	}
-	return lineStart + origEndOf(segs, col)
 }
 
 // Line-break styles of the text around a match.

@@ -1,6 +1,8 @@
 package edit
 
 import (
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -129,5 +131,30 @@ func TestReadPrefixes(t *testing.T) {
 	}
 	if got := stripLineNumbers("  7→kept\nnew line\n"); got != "kept\nnew line\n" {
 		t.Errorf("partial strip = %q", got)
+	}
+}
+
+// TestFuzzyWindowsFindWhatTheWholeTextHolds: searching the normal form a
+// small window at a time finds exactly what one window over the whole
+// text finds, matches across window ends included.
+func TestFuzzyWindowsFindWhatTheWholeTextHolds(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	parts := []string{"a", "b", "\u201c", "\"", " ", "\u00a0", "\n", "\r\n", "  \n", "\t", "\uff41", "e\u0301", "\u00e9"}
+	gen := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		return b.String()
+	}
+	for range 5000 {
+		text, old := gen(r.IntN(40)), gen(1+r.IntN(6))
+		whole := locateFuzzyIn([]byte(text), old, 1<<30)
+		for _, window := range []int{0, 1, 3, 7} {
+			got := locateFuzzyIn([]byte(text), old, window)
+			if !reflect.DeepEqual(got, whole) {
+				t.Fatalf("text %q old %q window %d:\n got %+v\nwant %+v", text, old, window, got, whole)
+			}
+		}
 	}
 }

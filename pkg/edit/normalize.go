@@ -2,6 +2,7 @@ package edit
 
 import (
 	"bytes"
+	"sort"
 	"unicode"
 	"unicode/utf8"
 
@@ -127,44 +128,97 @@ func normText(text []byte) []byte {
 	}
 }
 
-// normView is the normal form of a text with the line starts of both, so
-// that a match in the view can be traced back to the original lines.
-type normView struct {
-	norm      []byte
-	normStart []int // start of each line in norm
-	origStart []int // start of each line in the original
+// fuzzyWindowBytes is how much of the normal form the fuzzy tier holds at
+// once (plus the length of old_string): the text is normalized and searched
+// window by window, so memory stays bounded however large the file.
+const fuzzyWindowBytes = 1 << 20
+
+// normWindow is the normal form of a run of whole lines of a text, with
+// where each line starts and ends in both, so that a match in the window
+// can be traced back to the original bytes.
+type normWindow struct {
+	text []byte
+	norm []byte
+	// Per line of the window: start and end (before the line break) in
+	// norm and in text.
+	normStart, normEnd, origStart, origEnd []int
+	// next is the offset in text of the first line not yet in the
+	// window; past len(text) when every line is in.
+	next int
 }
 
-func newNormView(text []byte) *normView {
-	v := &normView{norm: make([]byte, 0, len(text))}
-	off := 0
-	for {
-		v.normStart = append(v.normStart, len(v.norm))
-		v.origStart = append(v.origStart, off)
-		i := bytes.IndexByte(text[off:], '\n')
-		if i < 0 {
-			v.norm = appendNormLine(v.norm, text[off:])
-			return v
+func (w *normWindow) done() bool { return w.next > len(w.text) }
+
+// fill appends normalized lines until the window holds at least n bytes
+// or the text is used up; at least one line, so that a search window by
+// window always moves on.
+func (w *normWindow) fill(n int) {
+	for first := true; !w.done() && (first || len(w.norm) < n); first = false {
+		start := w.next
+		end := len(w.text)
+		if i := bytes.IndexByte(w.text[start:], '\n'); i >= 0 {
+			end = start + i
 		}
-		v.norm = appendNormLine(v.norm, text[off:off+i])
-		v.norm = append(v.norm, '\n')
-		off += i + 1
+		w.normStart = append(w.normStart, len(w.norm))
+		w.origStart = append(w.origStart, start)
+		w.norm = appendNormLine(w.norm, w.text[start:end])
+		w.normEnd = append(w.normEnd, len(w.norm))
+		w.origEnd = append(w.origEnd, end)
+		if end < len(w.text) {
+			w.norm = append(w.norm, '\n')
+		}
+		w.next = end + 1
 	}
 }
 
-// lineOf returns the line holding normalized offset n: the last line that
-// starts at or before n.
-func (v *normView) lineOf(n int) int {
-	lo, hi := 0, len(v.normStart)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if v.normStart[mid] <= n {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
+// slide drops the lines before the last keep bytes of the window: no
+// later match can start in them. It returns how many bytes went.
+func (w *normWindow) slide(keep int) int {
+	l := w.lineOf(max(len(w.norm)-keep, 0))
+	drop := w.normStart[l]
+	w.norm = w.norm[:copy(w.norm, w.norm[drop:])]
+	n := copy(w.normStart, w.normStart[l:])
+	copy(w.normEnd, w.normEnd[l:])
+	copy(w.origStart, w.origStart[l:])
+	copy(w.origEnd, w.origEnd[l:])
+	w.normStart, w.normEnd, w.origStart, w.origEnd = w.normStart[:n], w.normEnd[:n], w.origStart[:n], w.origEnd[:n]
+	for i := range w.normStart {
+		w.normStart[i] -= drop
+		w.normEnd[i] -= drop
 	}
-	return lo
+	return drop
+}
+
+// lineOf returns the window line holding normalized offset n: the last
+// line that starts at or before n.
+func (w *normWindow) lineOf(n int) int {
+	return max(sort.SearchInts(w.normStart, n+1)-1, 0)
+}
+
+// toOrig maps an offset of the window's normal form to an offset of the
+// text. A start snaps back and an end snaps forward to the nearest
+// normalization boundary, so a span never cuts a character or its
+// combining marks. A start at the end of a normalized line maps to the
+// line break (trailing whitespace stays where it is); an end there maps
+// past the last kept character.
+func (w *normWindow) toOrig(n int, isStart bool) int {
+	l := w.lineOf(n)
+	if n > w.normEnd[l] {
+		return w.origEnd[l] + 1 // just past the line break of the window's last line
+	}
+	col := n - w.normStart[l]
+	line := w.text[w.origStart[l]:w.origEnd[l]]
+	if isStart && col >= w.normEnd[l]-w.normStart[l] {
+		return w.origStart[l] + len(bytes.TrimSuffix(line, []byte("\r")))
+	}
+	if isASCII(line) {
+		return w.origStart[l] + col
+	}
+	segs := lineSegments(line)
+	if isStart {
+		return w.origStart[l] + origStartOf(segs, col)
+	}
+	return w.origStart[l] + origEndOf(segs, col)
 }
 
 // segment maps one normalization segment of a line: the input bytes up
