@@ -3,6 +3,7 @@ package edit
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -294,44 +295,77 @@ type stringLines []string
 func (s stringLines) count() int        { return len(s) }
 func (s stringLines) line(i int) string { return s[i] }
 
-// lineIndex serves lines of a large text by their start offsets, so the
-// text is never split as a whole.
+// lineIndex serves lines of a large text without splitting it: it
+// remembers the line starts it has found (marks) and counts line breaks
+// from the nearest one, which bytes.Count and bytes.IndexByte do fast.
+// An edit touches a few places of a file, so only their neighbourhoods
+// are ever scanned line by line.
 type lineIndex struct {
-	text   []byte
-	starts []int
+	text  []byte
+	n     int        // number of lines
+	marks []lineMark // known line starts, sorted (by line and by offset alike)
 }
+
+type lineMark struct{ line, off int }
 
 func newLineIndex(text []byte) *lineIndex {
-	ix := &lineIndex{text: text, starts: make([]int, 0, bytes.Count(text, []byte("\n"))+1)}
-	for off := 0; off < len(text); {
-		ix.starts = append(ix.starts, off)
-		i := bytes.IndexByte(text[off:], '\n')
-		if i < 0 {
-			break
-		}
-		off += i + 1
+	n := bytes.Count(text, []byte("\n"))
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
 	}
-	return ix
+	return &lineIndex{text: text, n: n, marks: []lineMark{{0, 0}}}
 }
 
-func (ix *lineIndex) count() int { return len(ix.starts) }
+func (ix *lineIndex) count() int { return ix.n }
 
 func (ix *lineIndex) line(i int) string {
-	return string(ix.text[ix.starts[i]:ix.end(i)])
+	s := ix.start(i)
+	return string(ix.text[s:ix.endAt(s)])
 }
 
-// end is the offset after line i's line break.
-func (ix *lineIndex) end(i int) int {
-	if i+1 < len(ix.starts) {
-		return ix.starts[i+1]
+// remember records that line starts at off.
+func (ix *lineIndex) remember(line, off int) {
+	i := sort.Search(len(ix.marks), func(i int) bool { return ix.marks[i].line >= line })
+	if i < len(ix.marks) && ix.marks[i].line == line {
+		return
 	}
-	return len(ix.text)
+	ix.marks = slices.Insert(ix.marks, i, lineMark{line, off})
 }
 
 // lineOf is the 0-based line holding offset off (the last line for an
 // offset at the very end).
 func (ix *lineIndex) lineOf(off int) int {
-	return max(sort.Search(len(ix.starts), func(i int) bool { return ix.starts[i] > off })-1, 0)
+	m := ix.marks[max(sort.Search(len(ix.marks), func(i int) bool { return ix.marks[i].off > off })-1, 0)]
+	line := m.line + bytes.Count(ix.text[m.off:off], []byte("\n"))
+	if line >= ix.n { // off at the end, after a final line break
+		return max(ix.n-1, 0)
+	}
+	ix.remember(line, bytes.LastIndexByte(ix.text[:off], '\n')+1)
+	return line
+}
+
+// start is the offset where line i starts.
+func (ix *lineIndex) start(i int) int {
+	m := ix.marks[max(sort.Search(len(ix.marks), func(j int) bool { return ix.marks[j].line > i })-1, 0)]
+	off := m.off
+	for l := m.line; l < i; l++ {
+		off = ix.endAt(off)
+	}
+	if i-m.line > 64 {
+		ix.remember(i, off)
+	}
+	return off
+}
+
+// end is the offset after line i's line break.
+func (ix *lineIndex) end(i int) int { return ix.endAt(ix.start(i)) }
+
+// endAt is the offset after the line break of the line starting at off.
+func (ix *lineIndex) endAt(off int) int {
+	if j := bytes.IndexByte(ix.text[off:], '\n'); j >= 0 {
+		return off + j + 1
+	}
+	return len(ix.text)
 }
 
 // pieceChanges diffs orig against the text its pieces make, region by
@@ -355,7 +389,7 @@ func pieceChanges(ix *lineIndex, pieces []piece) []change {
 			buf = buf[:0]
 			last := 0
 			if ix.count() > 0 {
-				last = ix.starts[la]
+				last = ix.start(la)
 			}
 			for _, p := range pieces[i:j] {
 				buf = append(buf, orig[last:p.start]...)
@@ -373,7 +407,7 @@ func pieceChanges(ix *lineIndex, pieces []piece) []change {
 			}
 			var oldText []byte
 			if ix.count() > 0 {
-				oldText = orig[ix.starts[la]:end]
+				oldText = orig[ix.start(la):end]
 			}
 			a, b := splitKeep(oldText), splitKeep(buf)
 			for _, ch := range lineDiff(a, b) {

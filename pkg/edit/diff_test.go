@@ -179,3 +179,36 @@ func TestPieceChangesMatchWholeDiff(t *testing.T) {
 		}
 	}
 }
+
+func TestLineIndexAgreesWithSplitting(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 500 {
+		var b strings.Builder
+		for range r.IntN(300) {
+			b.WriteString([]string{"x", "\n", "yy", "\r\n"}[r.IntN(4)])
+		}
+		text := []byte(b.String())
+		lines := splitKeep(text)
+		ix := newLineIndex(text)
+		if ix.count() != len(lines) {
+			t.Fatalf("%q: count %d, want %d", text, ix.count(), len(lines))
+		}
+		starts := make([]int, len(lines))
+		for i := 1; i < len(lines); i++ {
+			starts[i] = starts[i-1] + len(lines[i-1])
+		}
+		for range 50 {
+			if len(lines) == 0 {
+				break
+			}
+			i := r.IntN(len(lines))
+			if got := ix.line(i); got != lines[i] {
+				t.Fatalf("line(%d) = %q, want %q", i, got, lines[i])
+			}
+			off := starts[i] + r.IntN(len(lines[i]))
+			if got := ix.lineOf(off); got != i {
+				t.Fatalf("lineOf(%d) = %d, want %d", off, got, i)
+			}
+		}
+	}
+}

@@ -178,18 +178,22 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	}
 	res.LineStart, res.LineEnd = lineSpan(c.text, pieces)
 
-	var hw *hashingWriter
-	if p.DryRun {
-		hw = newHashingWriter(io.Discard)
-		if err := writeEdited(hw, c, pieces); err != nil {
-			return nil, err
+	// The stamp of the new bytes is hashed beside the write, not in it:
+	// the two passes over a large file then take one core each.
+	hashed := make(chan *hashingWriter, 1)
+	go func() {
+		hw := newHashingWriter(io.Discard)
+		_ = writeEdited(hw, c, pieces)
+		hashed <- hw
+	}()
+	if !p.DryRun {
+		err := fsutil.WriteAtomic(target, 0o644, func(w io.Writer) error { return writeEdited(w, c, pieces) })
+		if err != nil {
+			<-hashed
+			return nil, writeErr(display, err)
 		}
-	} else if err := fsutil.WriteAtomic(target, 0o644, func(w io.Writer) error {
-		hw = newHashingWriter(w)
-		return writeEdited(hw, c, pieces)
-	}); err != nil {
-		return nil, writeErr(display, err)
 	}
+	hw := <-hashed
 	res.BytesAfter, res.SHA256 = hw.n, hw.sum()
 	return &tool.Response{Output: editOutput(display, res), Result: res}, nil
 }
@@ -207,8 +211,10 @@ func writeEdited(w io.Writer, c *content, pieces []piece) error {
 		_, err = w.Write(out)
 		return err
 	}
-	if _, err := w.Write(c.bom); err != nil {
-		return err
+	if len(c.bom) > 0 {
+		if _, err := w.Write(c.bom); err != nil {
+			return err
+		}
 	}
 	last := 0
 	for _, p := range pieces {

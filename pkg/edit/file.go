@@ -49,7 +49,16 @@ func decodeContent(display string, data []byte) (*content, error) {
 	if len(data) == 0 {
 		return c, nil
 	}
-	enc, err := textenc.Detect(data)
+	// Judge the encoding by the head, as read does; the whole file is
+	// then only scanned by the fast checks (a NUL byte, valid UTF-8),
+	// and again in full only when it is not UTF-8 after all.
+	enc, err := textenc.Detect(data[:min(len(data), textenc.SniffLen)])
+	if err == nil && enc == textenc.UTF8 && !utf8.Valid(data) {
+		enc, err = textenc.Detect(data)
+	}
+	if err == nil && (enc == textenc.UTF8 || enc == textenc.UTF8BOM) && bytes.IndexByte(data, 0) >= 0 {
+		err = textenc.ErrBinary
+	}
 	if err != nil {
 		return nil, &tool.Error{Code: tool.CodeBinaryFile,
 			Message: fmt.Sprintf("%s is a binary file (%d bytes), not text", display, len(data)),
