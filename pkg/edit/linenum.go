@@ -1,6 +1,9 @@
 package edit
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // readPrefixLen returns the length of a read-style line-number prefix at
 // the start of line (optional spaces, digits, then "→" or a tab), or 0.
@@ -52,4 +55,24 @@ func stripLineNumbers(s string) string {
 		b.WriteString(line[readPrefixLen(line, true):])
 	}
 	return b.String()
+}
+
+// pastedReadOutput reports whether s looks like read's output pasted as
+// it is: every line carries a "N→" prefix and the numbers run on one by
+// one, as read numbers lines. (Text of one's own rarely does both.)
+func pastedReadOutput(s string) bool {
+	want := -1
+	for line := range strings.Lines(s) {
+		line = strings.TrimRight(line, "\r\n")
+		n := readPrefixLen(line, false)
+		if n == 0 {
+			return false
+		}
+		num, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(line[:n], "→")))
+		if err != nil || (want >= 0 && num != want) {
+			return false
+		}
+		want = num + 1
+	}
+	return want >= 0
 }

@@ -129,6 +129,19 @@ func TestReadPrefixes(t *testing.T) {
 	if got, want := stripLineNumbers(numbered), "func a() {\n\treturn\n\n}\n"; got != want {
 		t.Errorf("stripLineNumbers = %q, want %q", got, want)
 	}
+	for text, want := range map[string]bool{
+		"     1→package main\n     2→\n     3→func main() {}\n": true,
+		"    41→a\n    42→b":   true,
+		"1→2\n":                true,
+		"     1→a\n     3→b\n": false, // not one after another
+		"     1→a\nb\n":        false,
+		"1\ta\n2\tb\n":         false, // tabs: a TSV, not read output
+		"":                     false,
+	} {
+		if got := pastedReadOutput(text); got != want {
+			t.Errorf("pastedReadOutput(%q) = %v", text, got)
+		}
+	}
 	if got := stripLineNumbers("  7→kept\nnew line\n"); got != "kept\nnew line\n" {
 		t.Errorf("partial strip = %q", got)
 	}

@@ -74,9 +74,9 @@ func WriteTool() *tool.Tool {
 
 // Write writes a whole file.
 func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, error) {
-	if allLinesNumbered(p.Content, false) {
+	if pastedReadOutput(p.Content) {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs,
-			Message: "every line of content starts with a line-number prefix like read's (`    12→`): this looks like pasted read output",
+			Message: "every line of content starts with a line number and → as read prints them (`    12→`), numbered one after another: this is read's output pasted as it is",
 			Hint:    "send the file's text without the line-number prefixes"}
 	}
 	abs := env.Abs(p.FilePath)
