@@ -27,8 +27,10 @@ type EditReport struct {
 	// LineStart and LineEnd are the lines of the first replaced span.
 	LineStart int `json:"line_start"`
 	LineEnd   int `json:"line_end"`
-	// Lines holds the first line of every replaced span.
-	Lines []int `json:"lines"`
+	// Lines holds the first line of every replaced span (the first
+	// MaxReportedLines of them; LinesOmitted counts the rest).
+	Lines        []int `json:"lines"`
+	LinesOmitted int   `json:"lines_omitted,omitempty"`
 	// LineNumbersStripped says old_string carried read's line-number
 	// prefixes and matched once they were removed.
 	LineNumbersStripped bool `json:"line_numbers_stripped"`
@@ -115,35 +117,47 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 			cur = render(orig, pieces)
 		}
 		old, repl := e.OldString, e.NewString
-		loc := locate(cur, old, !byteWise)
+		keep := MaxReportedLines // enough to list them when old_string is not unique
+		if e.ReplaceAll {
+			keep = MaxReplacements
+		}
+		loc := locate(cur, old, !byteWise, keep)
 		stripped := false
-		if len(loc.spans) == 0 && allLinesNumbered(old, true) {
+		if loc.count == 0 && allLinesNumbered(old, true) {
 			o2, r2 := stripLineNumbers(old), stripLineNumbers(repl)
 			if o2 != "" && o2 != r2 {
-				if l2 := locate(cur, o2, !byteWise); len(l2.spans) > 0 {
+				if l2 := locate(cur, o2, !byteWise, keep); l2.count > 0 {
 					loc, old, repl, stripped = l2, o2, r2, true
 				}
 			}
 		}
-		if len(loc.spans) == 0 {
+		if loc.count == 0 {
 			return nil, nil, noMatch(name, cur, e.OldString, loc, i, len(edits), byteWise)
 		}
-		n := len(loc.spans)
+		n := loc.count
 		idx := i
 		if e.ExpectCount != nil && *e.ExpectCount != n {
 			return nil, nil, &failed{
 				err: &tool.Error{Code: tool.CodeCountMismatch,
 					Message: fmt.Sprintf("%sold_string occurs %d time%s (%s match at %s), expect_count is %d",
-						label(i, len(edits)), n, plural(n), loc.kind, linesPhrase(lineNumbers(cur, loc.spans)), *e.ExpectCount),
+						label(i, len(edits)), n, plural(n), loc.kind, linesPhrase(lineNumbers(cur, loc.spans), n), *e.ExpectCount),
 					Hint: "check that old_string is the text you mean, then set expect_count to the count you want replaced"},
 				info: Failure{Edit: &idx, Count: &n, MatchLines: lineNumbers(cur, loc.spans)},
+			}
+		}
+		if n > MaxReplacements {
+			return nil, nil, &failed{
+				err: &tool.Error{Code: tool.CodeTooLarge,
+					Message: fmt.Sprintf("%sreplace_all would make %d replacements, more than the %d one call makes", label(i, len(edits)), n, MaxReplacements),
+					Hint:    "make old_string more specific, or make a change this wide with sed through bash"},
+				info: Failure{Edit: &idx, Count: &n},
 			}
 		}
 		if n > 1 && !e.ReplaceAll {
 			lines := lineNumbers(cur, loc.spans)
 			return nil, nil, &failed{
 				err: &tool.Error{Code: tool.CodeNotUnique,
-					Message: fmt.Sprintf("%sold_string matches %d places (%s, %s match)", label(i, len(edits)), n, linesPhrase(lines), loc.kind),
+					Message: fmt.Sprintf("%sold_string matches %d places (%s, %s match)", label(i, len(edits)), n, linesPhrase(lines, n), loc.kind),
 					Hint:    "add surrounding lines to old_string so that it matches one place, or pass replace_all (--replace-all) to change every one"},
 				info: Failure{Edit: &idx, Count: &n, MatchLines: lines},
 			}
@@ -172,6 +186,8 @@ func addPieces(cur []byte, pieces []piece, spans []span, repl string, edit int) 
 		shift[j+1] = shift[j] + len(p.text) - (p.end - p.start)
 	}
 	added := make([]piece, 0, len(spans))
+	// Every span shares one copy of the replacement per line-break style.
+	texts := map[string][]byte{}
 	for _, s := range spans {
 		// The first piece whose written text ends after s starts; every
 		// piece from there on that starts before s ends may touch it.
@@ -194,16 +210,29 @@ func addPieces(cur []byte, pieces []piece, spans []span, repl string, edit int) 
 		// wholly before it (an empty one at s.start too) and shifted it.
 		before := sort.Search(len(pieces), func(j int) bool { return curStart[j] > s.start })
 		d := shift[before]
-		added = append(added, piece{
-			start: s.start - d, end: s.end - d,
-			text: []byte(withEOL(repl, eolAround(cur, s))),
-			edit: edit,
-		})
+		eol := eolAround(cur, s)
+		text, ok := texts[eol]
+		if !ok {
+			text = []byte(withEOL(repl, eol))
+			texts[eol] = text
+		}
+		added = append(added, piece{start: s.start - d, end: s.end - d, text: text, edit: edit})
 	}
+	if len(pieces) == 0 {
+		return added, nil // spans come sorted
+	}
+	// Both lists are sorted and disjoint: merge them.
 	out := make([]piece, 0, len(pieces)+len(added))
-	out = append(out, pieces...)
-	out = append(out, added...)
-	sort.SliceStable(out, func(a, b int) bool { return out[a].start < out[b].start })
+	i, j := 0, 0
+	for i < len(pieces) || j < len(added) {
+		if j == len(added) || (i < len(pieces) && pieces[i].start < added[j].start) {
+			out = append(out, pieces[i])
+			i++
+		} else {
+			out = append(out, added[j])
+			j++
+		}
+	}
 	return out, nil
 }
 
@@ -239,10 +268,15 @@ func fillLines(orig []byte, pieces []piece, reports []EditReport) {
 			last = first + bytes.Count(orig[p.start:p.end-1], []byte("\n"))
 		}
 		r := &reports[p.edit]
-		if len(r.Lines) == 0 {
+		switch {
+		case len(r.Lines) == 0:
 			r.LineStart, r.LineEnd = first, last
+			fallthrough
+		case len(r.Lines) < MaxReportedLines:
+			r.Lines = append(r.Lines, first)
+		default:
+			r.LinesOmitted++
 		}
-		r.Lines = append(r.Lines, first)
 	}
 }
 
@@ -251,8 +285,10 @@ func lineAt(text []byte, off int) int {
 	return 1 + bytes.Count(text[:off], []byte("\n"))
 }
 
-// lineNumbers returns the first line of each span, counting once.
+// lineNumbers returns the first line of each span (of the first
+// MaxReportedLines), counting once.
 func lineNumbers(text []byte, spans []span) []int {
+	spans = spans[:min(len(spans), MaxReportedLines)]
 	out := make([]int, 0, len(spans))
 	line, off := 1, 0
 	for _, s := range spans {
@@ -266,22 +302,33 @@ func lineNumbers(text []byte, spans []span) []int {
 // maxListedLines caps how many line numbers a message lists.
 const maxListedLines = 20
 
-// linesPhrase renders "lines 12, 40, 88" (at most maxListedLines of them).
-func linesPhrase(lines []int) string {
+// MaxReportedLines caps the line numbers a result lists (the counts stay
+// exact).
+const MaxReportedLines = 1000
+
+// MaxReplacements caps the spans one replace_all replaces: each costs
+// memory (about 150 MiB for a million).
+const MaxReplacements = 1_000_000
+
+// linesPhrase renders "lines 12, 40, 88" for total spans whose first
+// lines are lines (at most maxListedLines of them are named).
+func linesPhrase(lines []int, total int) string {
 	var b strings.Builder
 	b.WriteString("line")
-	if len(lines) > 1 {
+	if total > 1 {
 		b.WriteString("s")
 	}
 	for i, l := range lines {
 		if i == maxListedLines {
-			fmt.Fprintf(&b, " and %d more", len(lines)-i)
 			break
 		}
 		if i > 0 {
 			b.WriteString(",")
 		}
 		fmt.Fprintf(&b, " %d", l)
+	}
+	if shown := min(len(lines), maxListedLines); total > shown {
+		fmt.Fprintf(&b, " and %d more", total-shown)
 	}
 	return b.String()
 }

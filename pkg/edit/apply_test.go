@@ -170,7 +170,7 @@ func TestNoMatchDiagnosis(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			loc := locate([]byte(c.text), c.old, false)
+			loc := locate([]byte(c.text), c.old, false, -1)
 			f := noMatch("f", []byte(c.text), c.old, loc, 0, 1, false)
 			cand := f.info.Candidate
 			if cand == nil {
@@ -184,5 +184,57 @@ func TestNoMatchDiagnosis(t *testing.T) {
 	f := noMatch("f", []byte(file), "nothing like it at all", located{}, 0, 1, false)
 	if f.info.Candidate != nil || f.err.Code != tool.CodeNoMatch {
 		t.Errorf("unrelated old_string: %+v %v", f.info.Candidate, f.err)
+	}
+}
+
+func TestLinesPhrase(t *testing.T) {
+	for _, c := range []struct {
+		lines []int
+		total int
+		want  string
+	}{
+		{[]int{4}, 1, "line 4"},
+		{[]int{1, 3, 5}, 3, "lines 1, 3, 5"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}, 22, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 and 2 more"},
+		{[]int{1, 2}, 5000, "lines 1, 2 and 4998 more"},
+	} {
+		if got := linesPhrase(c.lines, c.total); got != c.want {
+			t.Errorf("linesPhrase(%v, %d) = %q, want %q", c.lines, c.total, got, c.want)
+		}
+	}
+}
+
+func TestReportCapsItsLineList(t *testing.T) {
+	text := strings.Repeat("x\n", MaxReportedLines+5)
+	_, reports, f := apply(t, text, Edit{OldString: "x", NewString: "y", ReplaceAll: true})
+	if f != nil {
+		t.Fatal(f.err)
+	}
+	if r := reports[0]; r.Count != MaxReportedLines+5 || len(r.Lines) != MaxReportedLines || r.LinesOmitted != 5 {
+		t.Errorf("count %d, %d lines listed, %d omitted", r.Count, len(r.Lines), r.LinesOmitted)
+	}
+}
+
+func TestManyMatchesAreCountedNotKept(t *testing.T) {
+	text := []byte(strings.Repeat("a ", 50_000))
+	loc := locate(text, "a", true, MaxReportedLines)
+	if loc.count != 50_000 || len(loc.spans) != MaxReportedLines {
+		t.Fatalf("count %d, kept %d", loc.count, len(loc.spans))
+	}
+	_, _, f := apply(t, string(text), Edit{OldString: "a", NewString: "b"})
+	if f == nil || f.err.Code != tool.CodeNotUnique || *f.info.Count != 50_000 || !strings.Contains(f.err.Message, "matches 50000 places") {
+		t.Fatalf("not_unique: %+v", f)
+	}
+	fz := locate([]byte(strings.Repeat("\u201cq\u201d\n", 3000)), `"q"`, true, 10)
+	if fz.kind != MatchFuzzy || fz.count != 3000 || len(fz.spans) != 10 {
+		t.Errorf("fuzzy: kind %s count %d kept %d", fz.kind, fz.count, len(fz.spans))
+	}
+}
+
+func TestTooManyReplacements(t *testing.T) {
+	text := strings.Repeat("a", MaxReplacements+1)
+	_, _, f := apply(t, text, Edit{OldString: "a", NewString: "b", ReplaceAll: true})
+	if f == nil || f.err.Code != tool.CodeTooLarge || *f.info.Count != MaxReplacements+1 {
+		t.Fatalf("got %+v", f)
 	}
 }

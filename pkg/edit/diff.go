@@ -177,95 +177,153 @@ type oldLines interface {
 
 // summarize counts the changes and renders them as a unified diff.
 func summarize(name string, old oldLines, changes []change, display func(string) string) Changes {
-	var c Changes
+	d := newDiffWriter(name, old, display, MaxDiffBytes)
 	for _, ch := range changes {
-		c.Additions += len(ch.ins)
-		c.Removals += len(ch.del)
+		d.add(ch)
 	}
-	if len(changes) > 0 {
-		c.FirstChangedLine = changes[0].b + 1
-	}
-	c.Diff, c.DiffTruncated = unified(name, old, changes, display, MaxDiffBytes)
-	return c
+	return d.finish()
 }
 
-// unified renders changes as a unified diff with DiffContext lines of
-// context, cut at maxBytes on a line boundary with a note of what was
-// left out.
+// unified renders changes as a unified diff of at most maxBytes.
 func unified(name string, old oldLines, changes []change, display func(string) string, maxBytes int) (string, bool) {
-	if len(changes) == 0 {
-		return "", false
+	d := newDiffWriter(name, old, display, maxBytes)
+	for _, ch := range changes {
+		d.add(ch)
 	}
+	c := d.finish()
+	return c.Diff, c.DiffTruncated
+}
+
+// diffWriter renders changes, as they come and in order, as a unified
+// diff with DiffContext lines of context, cut at maxBytes on a line
+// boundary with a note of what was left out. It holds no more than the
+// text it shows, however many changes pass through it, and counts every
+// one of them.
+type diffWriter struct {
+	old     oldLines
+	display func(string) string
+	max     int
+	c       Changes
+	out     strings.Builder
+	hunk    strings.Builder // lines of the open hunk, until it closes
+	cut     bool
+	omitted int // lines left out after the cut
+
+	open             bool
+	oldStart, delta0 int // the open hunk's first old line, and new minus old there
+	pos              int // next old line to render in the open hunk
+	added, removed   int // lines added and removed in the open hunk
+}
+
+func newDiffWriter(name string, old oldLines, display func(string) string, maxBytes int) *diffWriter {
 	if display == nil {
 		display = func(s string) string { return s }
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
-	cut, cutLines := false, 0
-	emit := func(prefix byte, line string) {
-		if cut {
-			cutLines++
-			return
-		}
-		text := display(strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"))
-		n := 2 + len(text)
-		noEOL := !strings.HasSuffix(line, "\n")
-		if noEOL {
-			n += len("\\ No newline at end of file\n")
-		}
-		if b.Len()+n > maxBytes {
-			cut, cutLines = true, 1
-			return
-		}
-		b.WriteByte(prefix)
-		b.WriteString(text)
-		b.WriteByte('\n')
-		if noEOL {
-			b.WriteString("\\ No newline at end of file\n")
-		}
+	d := &diffWriter{old: old, display: display, max: maxBytes}
+	fmt.Fprintf(&d.out, "--- a/%s\n+++ b/%s\n", name, name)
+	return d
+}
+
+// hunkHeaderRoom is the room kept in the budget for a hunk's header.
+const hunkHeaderRoom = 48
+
+func (d *diffWriter) add(ch change) {
+	d.c.Additions += len(ch.ins)
+	d.c.Removals += len(ch.del)
+	if d.c.FirstChangedLine == 0 {
+		d.c.FirstChangedLine = ch.b + 1
 	}
-	for i := 0; i < len(changes); {
-		j := i + 1
-		for j < len(changes) && changes[j].a-(changes[j-1].a+len(changes[j-1].del)) <= 2*DiffContext {
-			j++
-		}
-		first, last := changes[i], changes[j-1]
-		oldStart := max(first.a-DiffContext, 0)
-		oldEnd := min(last.a+len(last.del)+DiffContext, old.count())
-		newStart := oldStart + first.b - first.a
-		oldLen, newLen := oldEnd-oldStart, oldEnd-oldStart
-		for _, ch := range changes[i:j] {
-			newLen += len(ch.ins) - len(ch.del)
-		}
-		header := fmt.Sprintf("@@ -%s +%s @@\n", hunkRange(oldStart, oldLen), hunkRange(newStart, newLen))
-		if !cut && b.Len()+len(header) > maxBytes {
-			cut = true
-		}
-		if !cut {
-			b.WriteString(header)
-		}
-		pos := oldStart
-		for _, ch := range changes[i:j] {
-			for ; pos < ch.a; pos++ {
-				emit(' ', old.line(pos))
-			}
-			for _, l := range ch.del {
-				emit('-', l)
-			}
-			for _, l := range ch.ins {
-				emit('+', l)
-			}
-			pos = ch.a + len(ch.del)
-		}
-		for ; pos < oldEnd; pos++ {
-			emit(' ', old.line(pos))
-		}
-		i = j
+	if d.open && ch.a-d.pos > 2*DiffContext {
+		d.closeHunk()
 	}
-	if cut {
-		fmt.Fprintf(&b, "… diff cut at %d KiB: %d more line%s not shown\n", maxBytes>>10, cutLines, plural(cutLines))
+	if !d.open {
+		d.open = true
+		d.oldStart = max(ch.a-DiffContext, 0)
+		d.delta0 = ch.b - ch.a
+		d.pos = d.oldStart
+		d.added, d.removed = 0, 0
 	}
-	return b.String(), cut
+	for ; d.pos < ch.a; d.pos++ {
+		d.context(d.pos)
+	}
+	for _, l := range ch.del {
+		d.line('-', l)
+	}
+	for _, l := range ch.ins {
+		d.line('+', l)
+	}
+	d.added += len(ch.ins)
+	d.removed += len(ch.del)
+	d.pos = ch.a + len(ch.del)
+}
+
+// context renders old line i as context, fetching it only if shown.
+func (d *diffWriter) context(i int) {
+	if d.cut {
+		d.omitted++
+		return
+	}
+	d.line(' ', d.old.line(i))
+}
+
+// line renders one line of the open hunk, or counts it once past the cut.
+func (d *diffWriter) line(prefix byte, line string) {
+	if d.cut {
+		d.omitted++
+		return
+	}
+	text := d.display(strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"))
+	n := 2 + len(text)
+	noEOL := !strings.HasSuffix(line, "\n")
+	if noEOL {
+		n += len(noNewline)
+	}
+	if d.out.Len()+hunkHeaderRoom+d.hunk.Len()+n > d.max {
+		d.cut = true
+		d.omitted++
+		return
+	}
+	d.hunk.WriteByte(prefix)
+	d.hunk.WriteString(text)
+	d.hunk.WriteByte('\n')
+	if noEOL {
+		d.hunk.WriteString(noNewline)
+	}
+}
+
+const noNewline = "\\ No newline at end of file\n"
+
+// closeHunk renders the trailing context and puts the hunk, under its
+// header (whose counts are exact even when its lines were cut), in the
+// output.
+func (d *diffWriter) closeHunk() {
+	end := min(d.pos+DiffContext, d.old.count())
+	for ; d.pos < end; d.pos++ {
+		d.context(d.pos)
+	}
+	oldLen := end - d.oldStart
+	newLen := oldLen + d.added - d.removed
+	if d.hunk.Len() > 0 || !d.cut {
+		fmt.Fprintf(&d.out, "@@ -%s +%s @@\n", hunkRange(d.oldStart, oldLen), hunkRange(d.oldStart+d.delta0, newLen))
+		d.out.WriteString(d.hunk.String())
+	}
+	d.hunk.Reset()
+	d.open = false
+}
+
+// finish closes the last hunk and returns the counts and the diff.
+func (d *diffWriter) finish() Changes {
+	if d.open {
+		d.closeHunk()
+	}
+	if d.c.Additions+d.c.Removals == 0 {
+		return d.c
+	}
+	if d.cut {
+		fmt.Fprintf(&d.out, "… diff cut at %d KiB: %d more line%s not shown\n", d.max>>10, d.omitted, plural(d.omitted))
+	}
+	d.c.Diff, d.c.DiffTruncated = d.out.String(), d.cut
+	return d.c
 }
 
 // hunkRange renders one side of a hunk header: "start,len", where an
@@ -372,9 +430,8 @@ func (ix *lineIndex) endAt(off int) int {
 // region: each region is the whole lines the pieces touch, widened until
 // the new text of the region also ends on a line break, so that only
 // those lines are compared, however large the file.
-func pieceChanges(ix *lineIndex, pieces []piece) []change {
+func pieceChanges(ix *lineIndex, pieces []piece, emit func(change)) {
 	orig := ix.text
-	var out []change
 	shift := 0 // new line numbers minus old ones, after the regions so far
 	var buf []byte
 	for i := 0; i < len(pieces); {
@@ -413,12 +470,11 @@ func pieceChanges(ix *lineIndex, pieces []piece) []change {
 			for _, ch := range lineDiff(a, b) {
 				ch.a += la
 				ch.b += la + shift
-				out = append(out, ch)
+				emit(ch)
 			}
 			shift += len(b) - len(a)
 			break
 		}
 		i = j
 	}
-	return out
 }

@@ -142,6 +142,10 @@ func TestUnifiedIsCut(t *testing.T) {
 		_ = i
 	}
 	got, cut := unified("big", stringLines(a), lineDiff(a, b), nil, 4096)
+	// The hunk's header counts all of it, though its lines were cut.
+	if !strings.Contains(got, "@@ -1,2000 +1,2000 @@\n-xxxx") {
+		t.Errorf("header of the cut hunk:\n%s", got[:200])
+	}
 	if !cut || len(got) > 4096+100 || !strings.Contains(got, "diff cut at 4 KiB") {
 		t.Errorf("cut=%v len=%d tail=%q", cut, len(got), got[max(len(got)-120, 0):])
 	}
@@ -173,7 +177,7 @@ func TestPieceChangesMatchWholeDiff(t *testing.T) {
 		}
 		newText := render(orig, pieces)
 		a := splitKeep(orig)
-		got := patch(t, a, pieceChanges(newLineIndex(orig), pieces))
+		got := patch(t, a, collectChanges(orig, pieces))
 		if strings.Join(got, "") != string(newText) {
 			t.Fatalf("orig %q pieces %+v: patched %q, want %q", orig, pieces, strings.Join(got, ""), newText)
 		}
@@ -211,4 +215,10 @@ func TestLineIndexAgreesWithSplitting(t *testing.T) {
 			}
 		}
 	}
+}
+
+func collectChanges(orig []byte, pieces []piece) []change {
+	var out []change
+	pieceChanges(newLineIndex(orig), pieces, func(c change) { out = append(out, c) })
+	return out
 }

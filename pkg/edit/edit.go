@@ -6,6 +6,7 @@
 package edit
 
 import (
+	"bufio"
 	"context"
 	_ "embed"
 	"fmt"
@@ -79,6 +80,7 @@ var (
 // limits are the constants the descriptions and schemas quote.
 var limits = map[string]any{
 	"MaxEdits":        MaxEdits,
+	"MaxReplacements": MaxReplacements,
 	"MaxFileMiB":      MaxFileMiB,
 	"MaxDiffKiB":      MaxDiffBytes >> 10,
 	"DiffContext":     DiffContext,
@@ -161,9 +163,11 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 		return &tool.Response{Result: f.info}, f.err
 	}
 	ix := newLineIndex(c.text)
+	diff := newDiffWriter(display, ix, c.display(), MaxDiffBytes)
+	pieceChanges(ix, pieces, diff.add)
 	res := &Result{
 		FilePath: abs, Match: MatchExact, Edits: reports,
-		Changes:     summarize(display, ix, pieceChanges(ix, pieces), c.display()),
+		Changes:     diff.finish(),
 		BytesBefore: len(data), Encoding: string(c.enc), LineEnding: c.lineEnding(), DryRun: p.DryRun,
 	}
 	if target != abs {
@@ -202,15 +206,17 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 // pieces, never re-encoded, so nothing outside a replaced span changes.
 // Only UTF-16 text is encoded again as a whole (it was checked to
 // round-trip byte for byte when it was read).
-func writeEdited(w io.Writer, c *content, pieces []piece) error {
+func writeEdited(dst io.Writer, c *content, pieces []piece) error {
 	if c.enc == textenc.UTF16LE || c.enc == textenc.UTF16BE {
 		out, err := textenc.Encode(string(render(c.text, pieces)), c.enc)
 		if err != nil {
 			return &tool.Error{Code: tool.CodeEncoding, Message: err.Error(), Hint: "nothing was written"}
 		}
-		_, err = w.Write(out)
+		_, err = dst.Write(out)
 		return err
 	}
+	// Many small pieces (a replace_all) must not cost a write call each.
+	w := bufio.NewWriterSize(dst, 64<<10)
 	if len(c.bom) > 0 {
 		if _, err := w.Write(c.bom); err != nil {
 			return err
@@ -226,8 +232,10 @@ func writeEdited(w io.Writer, c *content, pieces []piece) error {
 		}
 		last = p.end
 	}
-	_, err := w.Write(c.text[last:])
-	return err
+	if _, err := w.Write(c.text[last:]); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // lineSpan is the range of lines (1-based, before the edit) that the
@@ -255,7 +263,7 @@ func editOutput(display string, r *Result) string {
 	if len(r.Edits) == 1 {
 		e := r.Edits[0]
 		if e.Count > 1 {
-			fmt.Fprintf(&b, ": %d replacements (%s), %s match", e.Count, linesPhrase(e.Lines), e.Match)
+			fmt.Fprintf(&b, ": %d replacements (%s), %s match", e.Count, linesPhrase(e.Lines, e.Count), e.Match)
 		} else {
 			fmt.Fprintf(&b, ": %s, %s match", rangePhrase(e.LineStart, e.LineEnd), e.Match)
 		}
@@ -266,7 +274,7 @@ func editOutput(display string, r *Result) string {
 				b.WriteString(";")
 			}
 			if e.Count > 1 {
-				fmt.Fprintf(&b, " [%d] %d× at %s, %s", i, e.Count, linesPhrase(e.Lines), e.Match)
+				fmt.Fprintf(&b, " [%d] %d× at %s, %s", i, e.Count, linesPhrase(e.Lines, e.Count), e.Match)
 			} else {
 				fmt.Fprintf(&b, " [%d] %s, %s", i, rangePhrase(e.LineStart, e.LineEnd), e.Match)
 			}

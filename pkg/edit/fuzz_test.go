@@ -39,8 +39,8 @@ func FuzzEdit(f *testing.F) {
 		orig := []byte(text)
 		byteWise := !utf8.Valid(orig)
 		if !byteWise {
-			whole := locateFuzzyIn(orig, old, 1<<30)
-			if small := locateFuzzyIn(orig, old, 2); !reflect.DeepEqual(small, whole) {
+			whole := locateFuzzyIn(orig, old, 1<<30, -1)
+			if small := locateFuzzyIn(orig, old, 2, -1); !reflect.DeepEqual(small, whole) {
 				t.Fatalf("windowed search found %+v, whole-text search %+v", small, whole)
 			}
 		}
@@ -104,7 +104,7 @@ func FuzzEdit(f *testing.F) {
 		if byteWise && !utf8.Valid(out) && utf8.Valid(orig) {
 			t.Fatal("valid UTF-8 made invalid")
 		}
-		got := patch(t, splitKeep(orig), pieceChanges(newLineIndex(orig), pieces))
+		got := patch(t, splitKeep(orig), collectChanges(orig, pieces))
 		if strings.Join(got, "") != string(out) {
 			t.Fatalf("the diff does not describe the edit")
 		}

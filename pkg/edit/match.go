@@ -33,60 +33,72 @@ type rejection struct {
 }
 
 // located is what a search for one old_string found, at the first tier
-// that found anything.
+// that found anything: how many matches, and the first of them (as many
+// as the search was asked to keep).
 type located struct {
 	kind     string // MatchExact or MatchFuzzy; "" when nothing matched
+	count    int
 	spans    []span
 	rejected []rejection
 }
+
+// maxRejections caps the refused fuzzy candidates a search remembers.
+const maxRejections = 16
 
 // locate finds every non-overlapping occurrence of old in text: exactly
 // first; then with CRLF and LF taken as the same line break (still an
 // exact match: only the line-break bytes differ); then, when fuzzy is
 // set, in the normal form. Uniqueness is up to the caller, at the tier
-// that matched.
-func locate(text []byte, old string, fuzzy bool) located {
-	if spans := findAll(text, []byte(old)); len(spans) > 0 {
-		return located{kind: MatchExact, spans: spans}
+// that matched. It counts every match and keeps the first keep of them
+// (all when keep < 0), so that a pattern found millions of times costs
+// no memory unless all of them are to be replaced.
+func locate(text []byte, old string, fuzzy bool, keep int) located {
+	if spans, n := findAll(text, []byte(old), keep); n > 0 {
+		return located{kind: MatchExact, count: n, spans: spans}
 	}
-	if spans := findAcrossLineBreaks(text, old); len(spans) > 0 {
-		return located{kind: MatchExact, spans: spans}
+	if spans, n := findAcrossLineBreaks(text, old, keep); n > 0 {
+		return located{kind: MatchExact, count: n, spans: spans}
 	}
 	if !fuzzy {
 		return located{}
 	}
-	return locateFuzzy(text, old)
+	return locateFuzzyIn(text, old, fuzzyWindowBytes, keep)
 }
 
-// findAll returns the non-overlapping occurrences of pat, left to right.
-func findAll(text, pat []byte) []span {
+// findAll returns the first keep (all when keep < 0) non-overlapping
+// occurrences of pat, left to right, and how many there are.
+func findAll(text, pat []byte, keep int) ([]span, int) {
 	var out []span
+	n := 0
 	for off := 0; off <= len(text)-len(pat); {
 		i := bytes.Index(text[off:], pat)
 		if i < 0 {
 			break
 		}
-		out = append(out, span{off + i, off + i + len(pat)})
+		if keep < 0 || n < keep {
+			out = append(out, span{off + i, off + i + len(pat)})
+		}
+		n++
 		off += i + len(pat)
 	}
-	return out
+	return out, n
 }
 
 // findAcrossLineBreaks matches old with every CRLF taken as LF, in old and
 // in the text, and maps the matches back to the text's own bytes.
-func findAcrossLineBreaks(text []byte, old string) []span {
+func findAcrossLineBreaks(text []byte, old string, keep int) ([]span, int) {
 	crlf := []byte("\r\n")
 	oldHasCRLF := strings.Contains(old, "\r\n")
 	textHasCRLF := bytes.Contains(text, crlf)
 	if !strings.Contains(old, "\n") || (!oldHasCRLF && !textHasCRLF) {
-		return nil
+		return nil, 0
 	}
 	pat := []byte(old)
 	if oldHasCRLF {
 		pat = bytes.ReplaceAll(pat, crlf, []byte("\n"))
 	}
 	if !textHasCRLF {
-		return findAll(text, pat)
+		return findAll(text, pat, keep)
 	}
 	// The view drops each CR of a CRLF; crs holds the view offsets of
 	// the LFs that lost their CR, so a view offset v is v plus the
@@ -104,7 +116,7 @@ func findAcrossLineBreaks(text []byte, old string) []span {
 		view = append(view, '\n')
 		off += i + 2
 	}
-	spans := findAll(view, pat)
+	spans, n := findAll(view, pat, keep)
 	k := 0
 	toText := func(v int) int {
 		for k < len(crs) && crs[k] < v {
@@ -117,19 +129,15 @@ func findAcrossLineBreaks(text []byte, old string) []span {
 		spans[i].start = toText(spans[i].start)
 		spans[i].end = toText(spans[i].end)
 	}
-	return spans
+	return spans, n
 }
 
-// locateFuzzy finds old in the normal form of text and traces each find
-// back to a span of the original bytes that must normalize to the same
-// text as old and be no more than FuzzySpanFactor×+FuzzySpanSlack long.
-// The normal form is built and searched a window at a time.
-func locateFuzzy(text []byte, old string) located {
-	return locateFuzzyIn(text, old, fuzzyWindowBytes)
-}
-
-// locateFuzzyIn is locateFuzzy with windows of the given size.
-func locateFuzzyIn(text []byte, old string, window int) located {
+// locateFuzzyIn finds old in the normal form of text and traces each
+// find back to a span of the original bytes that must normalize to the
+// same text as old and be no more than FuzzySpanFactor×+FuzzySpanSlack
+// long. The normal form is built and searched window bytes at a time; the
+// first keep matches are kept (all when keep < 0), every one counted.
+func locateFuzzyIn(text []byte, old string, window, keep int) located {
 	want := normText([]byte(old))
 	if len(bytes.TrimSpace(want)) == 0 {
 		return located{}
@@ -152,13 +160,17 @@ func locateFuzzyIn(text []byte, old string, window int) located {
 				continue // snapped into the previous match: take the first only
 			}
 			runes := utf8.RuneCount(text[s.start:s.end])
+			tooBig := runes > maxRunes
 			switch {
-			case runes > maxRunes:
-				out.rejected = append(out.rejected, rejection{span: s, runes: runes, tooBig: true})
-			case !bytes.Equal(normText(text[s.start:s.end]), want):
-				out.rejected = append(out.rejected, rejection{span: s, runes: runes})
+			case tooBig || !bytes.Equal(normText(text[s.start:s.end]), want):
+				if len(out.rejected) < maxRejections {
+					out.rejected = append(out.rejected, rejection{span: s, runes: runes, tooBig: tooBig})
+				}
 			default:
-				out.spans = append(out.spans, s)
+				if keep < 0 || out.count < keep {
+					out.spans = append(out.spans, s)
+				}
+				out.count++
 				last = s.end
 			}
 		}
@@ -168,7 +180,7 @@ func locateFuzzyIn(text []byte, old string, window int) located {
 		// Keep enough of the window's end for a match that runs past it.
 		from = max(from-w.slide(len(want)), 0)
 	}
-	if len(out.spans) > 0 {
+	if out.count > 0 {
 		out.kind = MatchFuzzy
 	}
 	return out

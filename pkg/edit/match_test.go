@@ -44,7 +44,7 @@ func TestLocate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := locate([]byte(c.text), c.old, true)
+			got := locate([]byte(c.text), c.old, true, -1)
 			if got.kind != c.kind {
 				t.Fatalf("kind = %q, want %q (rejected %v)", got.kind, c.kind, got.rejected)
 			}
@@ -69,7 +69,7 @@ func TestLocateFuzzyRefusesALongSpan(t *testing.T) {
 		text.WriteString("x" + string(rune('a'+i)) + pad + "\n")
 		old.WriteString("x" + string(rune('a'+i)) + "\n")
 	}
-	got := locate([]byte(text.String()), old.String(), true)
+	got := locate([]byte(text.String()), old.String(), true, -1)
 	if got.kind != "" || len(got.rejected) != 1 || !got.rejected[0].tooBig {
 		t.Fatalf("locate = %+v, want one rejection for length", got)
 	}
@@ -162,9 +162,9 @@ func TestFuzzyWindowsFindWhatTheWholeTextHolds(t *testing.T) {
 	}
 	for range 5000 {
 		text, old := gen(r.IntN(40)), gen(1+r.IntN(6))
-		whole := locateFuzzyIn([]byte(text), old, 1<<30)
+		whole := locateFuzzyIn([]byte(text), old, 1<<30, -1)
 		for _, window := range []int{0, 1, 3, 7} {
-			got := locateFuzzyIn([]byte(text), old, window)
+			got := locateFuzzyIn([]byte(text), old, window, -1)
 			if !reflect.DeepEqual(got, whole) {
 				t.Fatalf("text %q old %q window %d:\n got %+v\nwant %+v", text, old, window, got, whole)
 			}

@@ -312,3 +312,25 @@ func TestLockFollowsTheReplacedInode(t *testing.T) {
 		t.Fatal("a second process took the lock of the new file while B held the old one")
 	}
 }
+
+// TestRunWaitsForTheLockUntilItsTimeLimit: an edit never changes a file
+// another process holds; when the call's time runs out it says so.
+func TestRunWaitsForTheLockUntilItsTimeLimit(t *testing.T) {
+	env := testEnv(t)
+	path := filepath.Join(env.Root, "f.txt")
+	os.WriteFile(path, []byte("a\n"), 0o644)
+	unlock, err := lockFile(context.Background(), "f.txt", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = Run(ctx, env, Params{FilePath: "f.txt", OldString: strp("a"), NewString: strp("b")})
+	if te := tool.AsError(err); te == nil || te.Code != tool.CodeTimeout {
+		t.Fatalf("err = %v, want timeout", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "a\n" {
+		t.Errorf("file changed under another's lock: %q", data)
+	}
+}
