@@ -38,6 +38,8 @@ func TestApplyEdits(t *testing.T) {
 		{"adjacent edits", "ab\n", []Edit{{OldString: "a", NewString: "x"}, {OldString: "b", NewString: "y"}}, "xy\n"},
 		{"LF new into CRLF file", "a\r\nb\r\n", []Edit{{OldString: "a\n", NewString: "a\nnew\n"}}, "a\r\nnew\r\nb\r\n"},
 		{"single line, CRLF file", "a\r\nb\r\n", []Edit{{OldString: "a", NewString: "x\ny"}}, "x\r\ny\r\nb\r\n"},
+		{"LF never splits a CRLF", "a\r\nb\r\n", []Edit{{OldString: "\n", NewString: "\n\n", ReplaceAll: true}}, "a\r\n\r\nb\r\n\r\n"},
+		{"a line starting with LF", "a\r\nb\r\n", []Edit{{OldString: "\nb", NewString: "\nB"}}, "a\r\nB\r\n"},
 		{"mixed stays mixed", "a\r\nb\nc\r\n", []Edit{{OldString: "b", NewString: "B"}}, "a\r\nB\nc\r\n"},
 		{"no final newline kept", "a\nlast", []Edit{{OldString: "last", NewString: "LAST"}}, "a\nLAST"},
 		{"fuzzy keeps CJK elsewhere", "\u201c\u4f60\u597d\u201d\u3000\u4e16\u754c\nprint(\u201chi\u201d)\n\u3000\u3000\u7ed3\u675f\u2014\u2014\n",

@@ -101,6 +101,9 @@ func FuzzEdit(f *testing.F) {
 		if !all && len(pieces) != 1 {
 			t.Fatalf("%d spans replaced without replace_all", len(pieces))
 		}
+		if allCRLF(orig) && !strings.Contains(old, "\r") && !strings.Contains(repl, "\r") && hasBareLF(string(out)) {
+			t.Fatalf("a CRLF file got a bare LF: %q", out)
+		}
 		if byteWise && !utf8.Valid(out) && utf8.Valid(orig) {
 			t.Fatal("valid UTF-8 made invalid")
 		}
@@ -112,3 +115,10 @@ func FuzzEdit(f *testing.F) {
 }
 
 func lf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// allCRLF reports whether every LF of b has a CR before it (and there is
+// at least one).
+func allCRLF(b []byte) bool {
+	n := bytes.Count(b, []byte("\n"))
+	return n > 0 && n == bytes.Count(b, []byte("\r\n"))
+}

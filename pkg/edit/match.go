@@ -53,8 +53,13 @@ const maxRejections = 16
 // (all when keep < 0), so that a pattern found millions of times costs
 // no memory unless all of them are to be replaced.
 func locate(text []byte, old string, fuzzy bool, keep int) located {
-	if spans, n := findAll(text, []byte(old), keep); n > 0 {
-		return located{kind: MatchExact, count: n, spans: spans}
+	// A bare LF of old must not match the LF of a CRLF on its own (which
+	// would split the pair): in a text with CRLF, such an old is matched
+	// with line breaks folded, where a CRLF is one break.
+	if !hasBareLF(old) || !bytes.Contains(text, []byte("\r\n")) {
+		if spans, n := findAll(text, []byte(old), keep); n > 0 {
+			return located{kind: MatchExact, count: n, spans: spans}
+		}
 	}
 	if spans, n := findAcrossLineBreaks(text, old, keep); n > 0 {
 		return located{kind: MatchExact, count: n, spans: spans}
@@ -63,6 +68,21 @@ func locate(text []byte, old string, fuzzy bool, keep int) located {
 		return located{}
 	}
 	return locateFuzzyIn(text, old, fuzzyWindowBytes, keep)
+}
+
+// hasBareLF reports whether s has an LF without a CR before it.
+func hasBareLF(s string) bool {
+	for i := strings.IndexByte(s, '\n'); i >= 0; {
+		if i == 0 || s[i-1] != '\r' {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '\n')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // findAll returns the first keep (all when keep < 0) non-overlapping
