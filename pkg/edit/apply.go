@@ -62,8 +62,6 @@ type failed struct {
 	info Failure
 }
 
-func (f *failed) Error() string { return f.err.Error() }
-
 // label names edit i in messages: "edits[1]: " when there are several.
 func label(i, n int) string {
 	if n <= 1 {
@@ -90,7 +88,7 @@ func checkEdits(edits []Edit, byteWise bool) *failed {
 		case e.ExpectCount != nil && *e.ExpectCount > 1 && !e.ReplaceAll:
 			return fail(tool.CodeUsage, fmt.Sprintf("expect_count %d needs replace_all", *e.ExpectCount),
 				"pass replace_all (--replace-all) to replace every occurrence")
-		case byteWise && (!isASCII([]byte(e.OldString)) || !isASCII([]byte(e.NewString))):
+		case byteWise && !asciiEdit(e):
 			return fail(tool.CodeEncoding, "the file is not valid UTF-8, so only edits whose old_string and new_string are plain ASCII can be applied byte for byte",
 				"keep old_string and new_string ASCII, or convert the file to UTF-8 first")
 		case strings.Count(e.NewString, "\uFFFD") > strings.Count(e.OldString, "\uFFFD"):
@@ -99,6 +97,17 @@ func checkEdits(edits []Edit, byteWise bool) *failed {
 		}
 	}
 	return nil
+}
+
+// asciiEdit reports whether both strings of e are ASCII, as a file that
+// is not UTF-8 requires (read's line-number arrows aside, as they would
+// be stripped).
+func asciiEdit(e Edit) bool {
+	old, repl := e.OldString, e.NewString
+	if allLinesNumbered(old, true) {
+		old, repl = stripLineNumbers(old), stripLineNumbers(repl)
+	}
+	return isASCII([]byte(old)) && isASCII([]byte(repl))
 }
 
 // applyEdits applies edits to orig one after another, each to the result

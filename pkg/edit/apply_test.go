@@ -148,6 +148,10 @@ func TestApplyByteWise(t *testing.T) {
 	if got := string(render([]byte(text), pieces)); got != "caf\xe9 = 1\nna\xefve = 3\n" {
 		t.Errorf("got %q", got)
 	}
+	pieces, reports, f := applyEdits("f", []byte(text), []Edit{{OldString: "     2→ve = 2", NewString: "     2→ve = 3"}}, true)
+	if f != nil || !reports[0].LineNumbersStripped || string(render([]byte(text), pieces)) != "caf\xe9 = 1\nna\xefve = 3\n" {
+		t.Errorf("pasted prefixes in a Latin-1 file: %+v", f)
+	}
 	_, _, f = applyEdits("f", []byte(text), []Edit{{OldString: "= 2", NewString: "= \u00e9"}}, true)
 	if f == nil || f.err.Code != tool.CodeEncoding {
 		t.Errorf("non-ASCII new_string in a Latin-1 file: %+v", f)

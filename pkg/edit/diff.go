@@ -184,16 +184,6 @@ func summarize(name string, old oldLines, changes []change, display func(string)
 	return d.finish()
 }
 
-// unified renders changes as a unified diff of at most maxBytes.
-func unified(name string, old oldLines, changes []change, display func(string) string, maxBytes int) (string, bool) {
-	d := newDiffWriter(name, old, display, maxBytes)
-	for _, ch := range changes {
-		d.add(ch)
-	}
-	c := d.finish()
-	return c.Diff, c.DiffTruncated
-}
-
 // diffWriter renders changes, as they come and in order, as a unified
 // diff with DiffContext lines of context, cut at maxBytes on a line
 // boundary with a note of what was left out. It holds no more than the

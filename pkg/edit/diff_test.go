@@ -222,3 +222,13 @@ func collectChanges(orig []byte, pieces []piece) []change {
 	pieceChanges(newLineIndex(orig), pieces, func(c change) { out = append(out, c) })
 	return out
 }
+
+// unified renders changes as a unified diff of at most maxBytes.
+func unified(name string, old oldLines, changes []change, display func(string) string, maxBytes int) (string, bool) {
+	d := newDiffWriter(name, old, display, maxBytes)
+	for _, ch := range changes {
+		d.add(ch)
+	}
+	c := d.finish()
+	return c.Diff, c.DiffTruncated
+}
