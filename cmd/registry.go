@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/mcode-dev/mcode/pkg/datetime"
+	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/search"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -14,6 +15,8 @@ func builtinTools() []*tool.Tool {
 		read.Tool(),
 		search.GrepTool(),
 		search.GlobTool(),
+		edit.WriteTool(),
+		edit.EditTool(),
 		trash.RmTool(terminalAsker),
 		trash.ListTool(),
 		trash.RestoreTool(),

@@ -33,12 +33,17 @@ MCODE=$work/mcode
 
 # median_ms CSV NAME: the median of one command in a hyperfine CSV, in ms.
 median_ms() { awk -F, -v n="$2" '$1==n {printf "%.2f", $4*1000}' "$1"; }
-# peak_rss_kib CMD: peak resident set of one run, in KiB.
-peak_rss_kib() { /usr/bin/time -f %M bash -c "$1" 2>&1 >/dev/null | tail -1; }
+# peak_rss_kib CMD: peak resident set of one run, in KiB (after $PREPARE).
+peak_rss_kib() {
+  [ -z "${PREPARE:-}" ] || bash -c "$PREPARE"
+  /usr/bin/time -f %M bash -c "$1" 2>&1 >/dev/null | tail -1
+}
 
 printf '%-4s %-44s %10s %10s %7s %10s %10s  %s\n' case what mcode_ms peer_ms ratio mcode_kib peer_kib peer >&2
 rows=()
 # bench ID WHAT MCODE_CMD PEER_NAME PEER_CMD [NOTE]
+# With PREPARE set, that command runs before every timed run (hyperfine
+# --prepare), e.g. to restore a file the commands change.
 bench() {
   local id=$1 what=$2 mine=$3 peer_name=$4 peer=$5 note=${6:-}
   local csv=$work/$id.csv
@@ -47,7 +52,9 @@ bench() {
   # small file, would leave the peer at 0 ms.
   local no_shell=(-N)
   case "$mine$peer" in *[\|\<\>\;\&\$\*]*) no_shell=() ;; esac
-  hyperfine --style none --warmup 3 --runs "$RUNS" --export-csv "$csv" "${no_shell[@]}" \
+  local prep=()
+  [ -z "${PREPARE:-}" ] || prep=(--prepare "$PREPARE")
+  hyperfine --style none --warmup 3 --runs "$RUNS" --export-csv "$csv" "${no_shell[@]}" "${prep[@]}" \
     -n mcode "$mine" -n peer "$peer" >/dev/null 2>&1
   local a b ratio ra rb
   a=$(median_ms "$csv" mcode); b=$(median_ms "$csv" peer)
@@ -188,6 +195,52 @@ fi
 if want P7; then
   sbench P7 "grep -F count mode" "grep -F 'return err' --mode count" "rg -c" "rg -c -F $rgr 'return err'"
   sbench P7c "grep -F content mode (limit 100, 16 KiB)" "grep -F 'return err' --mode content" "rg -n" "rg -n -F $rgr 'return err'"
+fi
+
+if want P9; then
+  # A 10 MiB Go source file (the toolchain's own sources) with two anchors
+  # in the middle: one to match exactly, one whose curly quotes and em dash
+  # only a fuzzy match finds from a straight-quoted old_string.
+  big=$work/big.go
+  { find "$(go env GOROOT)/src" -name '*.go' -print0 | sort -z | xargs -0 cat 2>/dev/null | head -c $((10 << 20)) >"$work/go.cat"; } || true
+  mid=$(($(wc -l <"$work/go.cat") / 2))
+  {
+    head -n "$mid" "$work/go.cat"
+    printf 'var benchAnchorExact = 1 // P9\n\tmsg := \xe2\x80\x9cbench anchor \xe2\x80\x94 fuzzy\xe2\x80\x9d\n'
+    tail -n +"$((mid + 1))" "$work/go.cat"
+  } >"$big.orig"
+  export PREPARE="cp $big.orig $big"
+  # changed_lines CMD: run CMD on a fresh copy; how many lines differ after.
+  changed_lines() { bash -c "$PREPARE" && bash -c "$1" >/dev/null 2>&1; diff "$big.orig" "$big" | grep -c '^[<>]' || true; }
+
+  exact_old='var benchAnchorExact = 1' exact_new='var benchAnchorExact = 2'
+  mine="$MCODE edit $big --old '$exact_old' --new '$exact_new'"
+  peer="sed -i 's/$exact_old/$exact_new/' $big"
+  bench P9e "edit 10 MiB file, exact match" "$mine" "sed -i" "$peer" \
+    "(lines changed: mcode $(changed_lines "$mine"), sed $(changed_lines "$peer"))"
+
+  fuzzy_old='msg := "bench anchor - fuzzy"' fuzzy_new='msg := "bench anchor - done"'
+  mine="$MCODE edit $big --old '$fuzzy_old' --new '$fuzzy_new'"
+  # The peer is pi's own edit tool (pi-coding-agent from npm), run by node.
+  pi=$work/pi
+  if command -v npm >/dev/null 2>&1 && mkdir -p "$pi" &&
+    npm install --prefix "$pi" --no-audit --no-fund --ignore-scripts --loglevel=error \
+      @mariozechner/pi-coding-agent@0.73.1 >/dev/null 2>&1; then
+    cat >"$pi/pi-edit.mjs" <<'JS'
+// node pi-edit.mjs FILE OLD NEW: one call of pi's edit tool.
+import { createEditTool } from "./node_modules/@mariozechner/pi-coding-agent/dist/core/tools/edit.js";
+const [file, oldText, newText] = process.argv.slice(2);
+const r = await createEditTool(process.cwd()).execute("bench", { path: file, edits: [{ oldText, newText }] });
+if (!r.details) { console.error(r.content?.map((c) => c.text).join("")); process.exit(1); }
+JS
+    peer="node $pi/pi-edit.mjs $big '$fuzzy_old' '$fuzzy_new'"
+    bench P9f "edit 10 MiB file, fuzzy match" "$mine" "pi edit" "$peer" \
+      "(lines changed: mcode $(changed_lines "$mine"), pi $(changed_lines "$peer"))"
+  else
+    echo "P9f: could not install pi-coding-agent from npm; fuzzy case timed alone" >&2
+    bench P9f "edit 10 MiB file, fuzzy match" "$mine" "sed -i" "sed -i 's/bench anchor/bench anchor/' $big"
+  fi
+  unset PREPARE
 fi
 
 echo >&2

@@ -8,49 +8,130 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
+
+// maxLinks is how many symlinks ResolveLink follows before it gives up,
+// as the kernel does (ELOOP).
+const maxLinks = 40
+
+// ResolveLink follows path through symlinks to the file a write must
+// replace. Unlike filepath.EvalSymlinks it also resolves a dangling link,
+// to the missing target that writing through the link would create. A
+// path that does not exist is returned as it is.
+func ResolveLink(path string) (string, error) {
+	for range maxLinks {
+		info, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			// Resolve the link's own folder first, so that ".." in the
+			// link climbs out of the real folder, as the kernel does.
+			dir := filepath.Dir(path)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			dest = filepath.Join(dir, dest)
+		}
+		path = dest
+	}
+	return "", &fs.PathError{Op: "resolve", Path: path, Err: syscall.ELOOP}
+}
 
 // WriteFileAtomic writes data to path through a temp file in the same
 // directory, fsync and rename, so a crash leaves the old file or the new
 // one, never half of either. The file gets perm (before umask) when it is
-// new, and keeps the mode of the file it replaces.
+// new, and keeps the mode (and, where allowed, the owner) of the file it
+// replaces. A symlink is followed: its target is written, the link stays.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	if info, err := os.Stat(path); err == nil {
-		perm = info.Mode().Perm()
+	return WriteAtomic(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic is WriteFileAtomic for content that write produces, so a
+// large file can be written from its pieces without joining them first.
+func WriteAtomic(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	return writeAtomic(path, perm, write)
+}
+
+// CreateFileAtomic is WriteFileAtomic for a file that must not exist yet:
+// if path (or a symlink's target) exists when the new file would take its
+// place, nothing is written and the error satisfies errors.Is(err,
+// fs.ErrExist).
+func CreateFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	path, err := ResolveLink(path)
+	if err != nil {
+		return err
+	}
+	return WriteFileExclusive(path, data, perm)
+}
+
+func writeAtomic(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	path, err := ResolveLink(path)
+	if err != nil {
+		return err
+	}
+	old, err := os.Stat(path)
+	switch {
+	case err == nil:
+		perm = old.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	default:
+		perm &^= umask()
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	committed := false
+	name := tmp.Name()
+	// Once renamed the temp name is gone and Remove is a no-op; after a
+	// failure it removes the temp file.
+	defer os.Remove(name)
+	closed := false
 	defer func() {
-		if !committed {
+		if !closed {
 			tmp.Close()
-			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		return err
 	}
-	// CreateTemp makes 0600 files; apply the wanted mode, honouring umask
-	// for new files the way open(2) would.
-	if err := tmp.Chmod(perm &^ umask()); err != nil {
+	// CreateTemp makes 0600 files; apply the wanted mode.
+	if err := tmp.Chmod(perm); err != nil {
 		return err
+	}
+	if old != nil {
+		keepOwner(tmp, old)
 	}
 	if err := tmp.Sync(); err != nil {
 		return err
 	}
+	closed = true
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(name, path); err != nil {
 		return err
 	}
-	committed = true
 	syncDir(dir)
 	return nil
 }

@@ -2,6 +2,7 @@ package fsutil
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -165,5 +166,111 @@ func TestWriteFileFirstFreeWritesOnce(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Errorf("temp files left: %v", entries)
+	}
+}
+
+func TestWriteFileAtomicWritesThroughSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real", "target.txt")
+	os.MkdirAll(filepath.Dir(real), 0o755)
+	os.WriteFile(real, []byte("old"), 0o600)
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink("real/target.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	chain := filepath.Join(dir, "chain.txt")
+	os.Symlink(link, chain)
+	if err := WriteFileAtomic(chain, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, chain} {
+		if info, _ := os.Lstat(p); info.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s was replaced by a regular file", p)
+		}
+	}
+	if data, _ := os.ReadFile(real); string(data) != "new" {
+		t.Errorf("target = %q, want new", data)
+	}
+	if info, _ := os.Stat(real); info.Mode().Perm() != 0o600 {
+		t.Errorf("target mode = %v, want 0600 kept", info.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "real"))
+	if len(entries) != 1 {
+		t.Errorf("temp files left next to the target: %v", entries)
+	}
+
+	// A dangling link is written the way `echo new > link` would: its
+	// target is created.
+	dangling := filepath.Join(dir, "dangling.txt")
+	os.Symlink("real/made.txt", dangling)
+	if err := WriteFileAtomic(dangling, []byte("made"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "real", "made.txt")); string(data) != "made" {
+		t.Errorf("dangling target = %q", data)
+	}
+
+	loop := filepath.Join(dir, "loop")
+	os.Symlink("loop", loop)
+	if err := WriteFileAtomic(loop, []byte("x"), 0o644); err == nil {
+		t.Error("a symlink loop was written")
+	}
+}
+
+func TestResolveLinkClimbsOutOfTheRealFolder(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a", "x.txt"), nil, 0o644)
+	// dir/link -> a/b, and dir/link/up -> ../x.txt means dir/a/x.txt,
+	// not dir/x.txt as a lexical join would say.
+	os.Symlink("a/b", filepath.Join(dir, "link"))
+	os.Symlink("../x.txt", filepath.Join(dir, "a", "b", "up"))
+	got, err := ResolveLink(filepath.Join(dir, "link", "up"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(filepath.Join(dir, "a", "x.txt"))
+	if got != want {
+		t.Errorf("ResolveLink = %s, want %s", got, want)
+	}
+}
+
+func TestCreateFileAtomicNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	if err := CreateFileAtomic(p, []byte("first"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := CreateFileAtomic(p, []byte("second"), 0o644)
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("second create: %v, want ErrExist", err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "first" {
+		t.Errorf("content = %q, want first", data)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temp files left behind: %v", entries)
+	}
+}
+
+func TestWriteAtomicFailureKeepsTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	os.WriteFile(p, []byte("old"), 0o644)
+	boom := errors.New("boom")
+	err := WriteAtomic(p, 0o644, func(w io.Writer) error {
+		w.Write([]byte("half"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "old" {
+		t.Errorf("content = %q, want old", data)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temp files left behind: %v", entries)
 	}
 }

@@ -24,3 +24,6 @@ func umask() fs.FileMode {
 	})
 	return umaskValue
 }
+
+// Umask is the process's file-creation mask.
+func Umask() fs.FileMode { return umask() }

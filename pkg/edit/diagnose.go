@@ -1,0 +1,384 @@
+package edit
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Candidate is the place in the file that looks most like an old_string
+// that matched nowhere, and where the two first differ.
+type Candidate struct {
+	LineStart int `json:"line_start"`
+	LineEnd   int `json:"line_end"`
+	// Line and Column (1-based, in characters) locate the first
+	// difference; Expected is old_string's line there, Found the file's.
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Expected string `json:"expected"`
+	Found    string `json:"found"`
+	// Cause names the likely reason: crlf, bom, tabs_vs_spaces,
+	// indentation, line_numbers, curly_quote, dash, special_space,
+	// unicode_form, trailing_whitespace, line_break, end_of_file, fuzzy_too_long,
+	// fuzzy_unverified or different_text.
+	Cause string `json:"cause"`
+}
+
+// Limits of the no-match diagnosis, which runs only on failure.
+const (
+	// maxShownRunes caps the lines quoted in a candidate.
+	maxShownRunes = 160
+	// maxSimilarityBytes is the largest text searched for a similar line
+	// when no line of old_string occurs in it as such.
+	maxSimilarityBytes = 16 << 20
+)
+
+// noMatch builds the no_match error for old in text: the closest
+// candidate, the first difference and its likely cause.
+func noMatch(name string, text []byte, old string, loc located, i, n int, byteWise bool) *failed {
+	idx := i
+	l := label(i, n)
+	if len(loc.rejected) > 0 {
+		r := loc.rejected[0]
+		first, last := lineAt(text, r.span.start), lineAt(text, max(r.span.end-1, r.span.start))
+		c := &Candidate{LineStart: first, LineEnd: last, Line: first, Column: 1,
+			Expected: clip(firstLine(old)), Found: clip(firstLine(string(text[r.span.start:r.span.end])))}
+		var msg string
+		if r.tooBig {
+			c.Cause = "fuzzy_too_long"
+			msg = fmt.Sprintf("%sold_string was not found exactly; a fuzzy match at lines %d-%d was refused because its text is %d characters long, more than %d×%d+%d for old_string's %d",
+				l, first, last, r.runes, FuzzySpanFactor, utf8.RuneCountInString(old), FuzzySpanSlack, utf8.RuneCountInString(old))
+		} else {
+			c.Cause = "fuzzy_unverified"
+			msg = fmt.Sprintf("%sold_string was not found exactly; a fuzzy match at lines %d-%d was refused because its text does not normalize to the same text as old_string", l, first, last)
+		}
+		return &failed{
+			err: &tool.Error{Code: tool.CodeNoMatch, Message: msg,
+				Hint: fmt.Sprintf("copy lines %d-%d exactly as mcode read shows them (mcode read %s --offset %d --limit %d) into old_string", first, last, name, first, last-first+1)},
+			info: Failure{Edit: &idx, Candidate: c},
+		}
+	}
+	c := closest(text, old)
+	if c == nil {
+		return &failed{
+			err: &tool.Error{Code: tool.CodeNoMatch,
+				Message: l + "old_string was not found, and no line of the file resembles it",
+				Hint:    "check the file path; read the file with mcode read and copy old_string exactly from it"},
+			info: Failure{Edit: &idx},
+		}
+	}
+	msg := fmt.Sprintf("%sold_string was not found. Closest: lines %d-%d; first difference at line %d, column %d: old_string has %q, the file has %q (likely cause: %s)",
+		l, c.LineStart, c.LineEnd, c.Line, c.Column, c.Expected, c.Found, causeText[c.Cause])
+	if byteWise {
+		msg += "; the file is not UTF-8, so only exact matches count"
+	}
+	return &failed{
+		err:  &tool.Error{Code: tool.CodeNoMatch, Message: msg, Hint: causeHint(name, c)},
+		info: Failure{Edit: &idx, Candidate: c},
+	}
+}
+
+var causeText = map[string]string{
+	"crlf":                "a carriage return (CR) on one side only",
+	"bom":                 "a byte-order mark (U+FEFF) in old_string",
+	"tabs_vs_spaces":      "tabs vs spaces in the indentation",
+	"indentation":         "a different indentation",
+	"line_numbers":        "read's line-number prefixes pasted into old_string",
+	"curly_quote":         "a curly quote on one side, a straight one on the other",
+	"dash":                "a different dash or hyphen",
+	"special_space":       "a special space (no-break, thin, ideographic…)",
+	"unicode_form":        "the same character in another Unicode form (full-width, ligature…)",
+	"trailing_whitespace": "trailing whitespace",
+	"line_break":          "a line break on one side only",
+	"end_of_file":         "old_string goes on past the end of the file",
+	"different_text":      "the text differs",
+}
+
+func causeHint(name string, c *Candidate) string {
+	reread := fmt.Sprintf("mcode read %s --offset %d --limit %d", name, c.LineStart, c.LineEnd-c.LineStart+1)
+	switch c.Cause {
+	case "tabs_vs_spaces", "indentation":
+		return fmt.Sprintf("copy the indentation exactly as %s shows it: edit never takes tabs for spaces", reread)
+	case "line_numbers":
+		return "remove the line-number prefixes (`    12→`) that read puts before each line from old_string and new_string"
+	case "bom":
+		return "leave the byte-order mark out of old_string: edit keeps the file's BOM by itself"
+	case "crlf":
+		return "old_string and the file disagree on a lone carriage return; copy the text exactly as " + reread + " shows it"
+	}
+	return "copy old_string exactly from " + reread
+}
+
+// closest finds the window of the text's lines that shares the most
+// lines with old (compared loosely), else the line most like old's
+// longest line, and the first place where they differ.
+func closest(text []byte, old string) *Candidate {
+	oldLines := splitLines(old)
+	if len(oldLines) == 0 {
+		return nil
+	}
+	keys := map[string][]int{}
+	var kb []byte
+	for i, ol := range oldLines {
+		kb = looseKey(kb[:0], []byte(ol))
+		if len(kb) > 0 {
+			keys[string(kb)] = append(keys[string(kb)], i)
+		}
+	}
+	votes := map[int]int{}
+	best, bestVotes := 0, 0
+	nLines := 0
+	for line := range bytes.Lines(text) {
+		kb = looseKey(kb[:0], line)
+		for _, i := range keys[string(kb)] {
+			start := nLines - i
+			votes[start]++
+			if v := votes[start]; v > bestVotes || (v == bestVotes && start < best) {
+				best, bestVotes = start, v
+			}
+		}
+		nLines++
+	}
+	if bestVotes == 0 {
+		var ok bool
+		if best, ok = mostSimilarLine(text, oldLines); !ok {
+			return nil
+		}
+	}
+	start := max(best, 0)
+	lines := windowLines(text, start, len(oldLines))
+	c := &Candidate{LineStart: start + 1, LineEnd: start + max(len(lines), 1)}
+	for i, ol := range oldLines {
+		if i >= len(lines) {
+			c.Line, c.Column = start+i+1, 1
+			c.Expected, c.Found, c.Cause = clip(ol), "(end of file)", "end_of_file"
+			return c
+		}
+		fl := lines[i]
+		if linesAgree(ol, fl, i, len(oldLines)) {
+			continue
+		}
+		c.Line = start + i + 1
+		c.Column = diffColumn(ol, fl)
+		c.Expected, c.Found = clip(ol), clip(fl)
+		c.Cause = cause(old, ol, fl, c.Column)
+		return c
+	}
+	// Every line agrees as a line: the difference is in the breaks
+	// between them (a final newline, a CR).
+	c.Line, c.Column = c.LineEnd, 1
+	c.Expected, c.Found = clip(oldLines[len(oldLines)-1]), clip(lines[len(lines)-1])
+	c.Cause = "line_break"
+	if strings.Contains(old, "\r") != bytes.Contains(text, []byte("\r")) {
+		c.Cause = "crlf"
+	}
+	return c
+}
+
+// linesAgree compares line i of old's n lines with the file's line: the
+// first may be the tail of the file's line and the last its head, as
+// old_string need not start or end at a line boundary.
+func linesAgree(ol, fl string, i, n int) bool {
+	switch {
+	case ol == fl:
+		return true
+	case n == 1:
+		return strings.Contains(fl, ol)
+	case i == 0:
+		return strings.HasSuffix(fl, ol)
+	case i == n-1:
+		return strings.HasPrefix(fl, ol)
+	}
+	return false
+}
+
+// splitLines splits s into lines without their breaks (a CR before LF
+// dropped); a final line break ends the last line rather than starting
+// an empty one.
+func splitLines(s string) []string {
+	var out []string
+	for line := range strings.Lines(s) {
+		out = append(out, strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"))
+	}
+	return out
+}
+
+// windowLines returns up to n lines of text starting at line start
+// (0-based), without their breaks.
+func windowLines(text []byte, start, n int) []string {
+	var out []string
+	i := 0
+	for line := range bytes.Lines(text) {
+		if i >= start+n {
+			break
+		}
+		if i >= start {
+			out = append(out, string(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))))
+		}
+		i++
+	}
+	return out
+}
+
+// looseKey is a line reduced to what a model rarely gets wrong: the
+// normal form with any read prefix, the indentation and runs of
+// whitespace removed.
+func looseKey(dst, line []byte) []byte {
+	if n := readPrefixLen(string(line), true); n > 0 {
+		line = line[n:]
+	}
+	start := len(dst)
+	dst = appendNormLine(dst, line)
+	out := dst[:start]
+	space := true
+	for _, c := range dst[start:] {
+		if c == ' ' || c == '\t' {
+			if !space {
+				out = append(out, ' ')
+			}
+			space = true
+			continue
+		}
+		out = append(out, c)
+		space = false
+	}
+	return bytes.TrimRight(out, " ")
+}
+
+// mostSimilarLine finds the line of text most like old's longest line by
+// shared character pairs, and returns where old's window would start.
+func mostSimilarLine(text []byte, oldLines []string) (int, bool) {
+	if len(text) > maxSimilarityBytes {
+		return 0, false
+	}
+	pick := 0
+	for i, l := range oldLines {
+		if len(strings.TrimSpace(l)) > len(strings.TrimSpace(oldLines[pick])) {
+			pick = i
+		}
+	}
+	want := pairs(looseKey(nil, []byte(oldLines[pick])))
+	if len(want) == 0 {
+		return 0, false
+	}
+	total := 0
+	for _, c := range want {
+		total += c
+	}
+	best, bestScore := -1, 0.0
+	var kb []byte
+	i := 0
+	for line := range bytes.Lines(text) {
+		kb = looseKey(kb[:0], line)
+		if len(kb) > 1 {
+			have := pairs(kb)
+			common, n := 0, 0
+			for p, c := range have {
+				common += min(c, want[p])
+				n += c
+			}
+			if score := 2 * float64(common) / float64(total+n); score > bestScore {
+				best, bestScore = i, score
+			}
+		}
+		i++
+	}
+	if best < 0 || bestScore < 0.5 {
+		return 0, false
+	}
+	return best - pick, true
+}
+
+func pairs(b []byte) map[[2]byte]int {
+	m := make(map[[2]byte]int, len(b))
+	for i := 0; i+1 < len(b); i++ {
+		m[[2]byte{b[i], b[i+1]}]++
+	}
+	return m
+}
+
+// diffColumn is the 1-based character column where a and b first differ.
+func diffColumn(a, b string) int {
+	col := 1
+	for len(a) > 0 && len(b) > 0 {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			break
+		}
+		a, b = a[na:], b[nb:]
+		col++
+	}
+	return col
+}
+
+// cause names the likely reason why old's line ol differs from the
+// file's line fl at column col.
+func cause(old, ol, fl string, col int) string {
+	switch {
+	case strings.ContainsRune(old, '\uFEFF'):
+		return "bom"
+	case readPrefixLen(ol, true) > 0 && readPrefixLen(fl, true) == 0:
+		return "line_numbers"
+	case strings.ContainsRune(ol, '\r') != strings.ContainsRune(fl, '\r'):
+		return "crlf"
+	}
+	indO, indF := indentOf(ol), indentOf(fl)
+	if indO != indF && col <= min(len(indO), len(indF))+1 && strings.TrimLeft(ol, " \t") == strings.TrimLeft(fl, " \t") {
+		if strings.ContainsRune(indO+indF, '\t') && strings.ContainsRune(indO+indF, ' ') {
+			return "tabs_vs_spaces"
+		}
+		return "indentation"
+	}
+	if strings.TrimRight(ol, " \t") == strings.TrimRight(fl, " \t") {
+		return "trailing_whitespace"
+	}
+	ra, rb := runeAt(ol, col), runeAt(fl, col)
+	for _, r := range []rune{ra, rb} {
+		if !folds(r) {
+			continue
+		}
+		switch foldRune(r) {
+		case '\'', '"':
+			return "curly_quote"
+		case '-':
+			return "dash"
+		case ' ':
+			return "special_space"
+		}
+		return "unicode_form"
+	}
+	return "different_text"
+}
+
+func indentOf(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
+}
+
+// runeAt returns the character at 1-based column col, or utf8.RuneError.
+func runeAt(s string, col int) rune {
+	for _, r := range s {
+		col--
+		if col == 0 {
+			return r
+		}
+	}
+	return utf8.RuneError
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSuffix(line, "\r")
+}
+
+// clip shortens a quoted line to maxShownRunes characters.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxShownRunes {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:maxShownRunes]) + "…"
+}

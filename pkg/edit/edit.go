@@ -1,0 +1,297 @@
+// Package edit holds the tools that change files: write (a whole file)
+// and edit (replacements of exact or fuzzily located text). Both keep
+// every byte they were not asked to change: encoding, byte-order mark,
+// line breaks, mode; both hold an advisory lock across their
+// read-modify-write and replace the file atomically.
+package edit
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textenc"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// EditName is the edit tool's name.
+const EditName = "edit"
+
+// MaxEdits caps the edits of one call.
+const MaxEdits = 100
+
+// Timeout is the default time limit of write and edit, mostly spent
+// waiting for another process's lock.
+const Timeout = 60 * time.Second
+
+// Params are the edit tool's parameters: one edit (old_string,
+// new_string, replace_all, expect_count) or several (edits).
+type Params struct {
+	FilePath    string  `json:"file_path"`
+	OldString   *string `json:"old_string,omitempty"`
+	NewString   *string `json:"new_string,omitempty"`
+	ReplaceAll  bool    `json:"replace_all,omitempty"`
+	ExpectCount *int    `json:"expect_count,omitempty"`
+	Edits       []Edit  `json:"edits,omitempty"`
+	IfMatch     string  `json:"if_match,omitempty"`
+	DryRun      bool    `json:"dry_run,omitempty"`
+}
+
+// Result is what an edit did.
+type Result struct {
+	FilePath string `json:"file_path"`
+	// Target is the file written when file_path is a symlink.
+	Target string `json:"target,omitempty"`
+	// Match is fuzzy when any edit matched fuzzily, else exact.
+	Match string `json:"match"`
+	// LineStart and LineEnd span every replaced text, in the lines of the
+	// file before the edit.
+	LineStart    int          `json:"line_start"`
+	LineEnd      int          `json:"line_end"`
+	Replacements int          `json:"replacements"`
+	Edits        []EditReport `json:"edits"`
+	// LineNumbersStripped says some old_string matched only once read's
+	// line-number prefixes were taken off it.
+	LineNumbersStripped bool `json:"line_numbers_stripped"`
+	Changes
+	BytesBefore int `json:"bytes_before"`
+	BytesAfter  int `json:"bytes_after"`
+	// SHA256 is the stamp of the file's new bytes (what they would be,
+	// under dry_run), for the next call's if_match.
+	SHA256     string `json:"sha256"`
+	Encoding   string `json:"encoding"`
+	LineEnding string `json:"line_ending"`
+	DryRun     bool   `json:"dry_run"`
+}
+
+var (
+	//go:embed edit_description.md
+	editDescription string
+	//go:embed edit_schema.json
+	editSchema string
+)
+
+// limits are the constants the descriptions and schemas quote.
+var limits = map[string]any{
+	"MaxEdits":        MaxEdits,
+	"MaxReplacements": MaxReplacements,
+	"MaxFileMiB":      MaxFileMiB,
+	"MaxDiffKiB":      MaxDiffBytes >> 10,
+	"DiffContext":     DiffContext,
+	"FuzzySpanFactor": FuzzySpanFactor,
+	"FuzzySpanSlack":  FuzzySpanSlack,
+}
+
+// EditTool is the registry entry of edit.
+func EditTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: EditName, Mode: tool.Sequential, Timeout: Timeout,
+		Description: editDescription, Schema: editSchema, Data: limits,
+	}, Run)
+}
+
+// edits returns the call's edits in one list.
+func (p Params) edits() ([]Edit, error) {
+	single := p.OldString != nil || p.NewString != nil || p.ReplaceAll || p.ExpectCount != nil
+	switch {
+	case len(p.Edits) > 0 && single:
+		return nil, &tool.Error{Code: tool.CodeUsage,
+			Message: "give either old_string/new_string (with replace_all, expect_count) or edits, not both",
+			Hint:    "put every replacement in edits, each with its own old_string, new_string and replace_all"}
+	case len(p.Edits) > MaxEdits:
+		return nil, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("%d edits in one call, more than %d", len(p.Edits), MaxEdits),
+			Hint:    "split them over several calls"}
+	case len(p.Edits) > 0:
+		return p.Edits, nil
+	case p.OldString == nil || p.NewString == nil:
+		missing := "old_string"
+		if p.OldString != nil {
+			missing = "new_string"
+		}
+		return nil, &tool.Error{Code: tool.CodeUsage,
+			Message: missing + " is missing",
+			Hint:    "pass old_string (--old) and new_string (--new), or edits; to write a whole file use write"}
+	}
+	return []Edit{{OldString: *p.OldString, NewString: *p.NewString, ReplaceAll: p.ReplaceAll, ExpectCount: p.ExpectCount}}, nil
+}
+
+// Run applies an edit call to its file.
+func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
+	edits, err := p.edits()
+	if err != nil {
+		return nil, err
+	}
+	abs := env.Abs(p.FilePath)
+	display := displayPath(env.Root, abs)
+	target, err := resolve(display, abs)
+	if err != nil {
+		return nil, err
+	}
+	info, err := statTarget(display, target)
+	if err != nil {
+		return nil, err
+	}
+	if info == nil {
+		return nil, fsutil.NotFound(display, abs)
+	}
+	unlock, err := lockFile(ctx, display, target)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	data, err := os.ReadFile(target)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", display, err)
+	}
+	if err := checkIfMatch(display, data, p.IfMatch); err != nil {
+		return nil, err
+	}
+	c, err := decodeContent(display, data)
+	if err != nil {
+		return nil, err
+	}
+	pieces, reports, f := applyEdits(display, c.text, edits, c.byteWise)
+	if f != nil {
+		f.info.FilePath = abs
+		return &tool.Response{Result: f.info}, f.err
+	}
+	ix := newLineIndex(c.text)
+	diff := newDiffWriter(display, ix, c.display(), MaxDiffBytes)
+	pieceChanges(ix, pieces, diff.add)
+	res := &Result{
+		FilePath: abs, Match: MatchExact, Edits: reports,
+		Changes:     diff.finish(),
+		BytesBefore: len(data), Encoding: string(c.enc), LineEnding: c.lineEnding(), DryRun: p.DryRun,
+	}
+	if target != abs {
+		res.Target = target
+	}
+	for _, r := range reports {
+		if r.Match == MatchFuzzy {
+			res.Match = MatchFuzzy
+		}
+		res.LineNumbersStripped = res.LineNumbersStripped || r.LineNumbersStripped
+		res.Replacements += r.Count
+	}
+	res.LineStart, res.LineEnd = lineSpan(c.text, pieces)
+
+	// The stamp of the new bytes is hashed beside the write, not in it:
+	// the two passes over a large file then take one core each.
+	hashed := make(chan *hashingWriter, 1)
+	go func() {
+		hw := newHashingWriter(io.Discard)
+		_ = writeEdited(hw, c, pieces)
+		hashed <- hw
+	}()
+	if !p.DryRun {
+		err := fsutil.WriteAtomic(target, 0o644, func(w io.Writer) error { return writeEdited(w, c, pieces) })
+		if err != nil {
+			<-hashed
+			return nil, writeErr(display, err)
+		}
+	}
+	hw := <-hashed
+	res.BytesAfter, res.SHA256 = hw.n, hw.sum()
+	return &tool.Response{Output: editOutput(display, res), Result: res}, nil
+}
+
+// writeEdited writes the edited file: the original bytes between the
+// pieces, never re-encoded, so nothing outside a replaced span changes.
+// Only UTF-16 text is encoded again as a whole (it was checked to
+// round-trip byte for byte when it was read).
+func writeEdited(dst io.Writer, c *content, pieces []piece) error {
+	if c.enc == textenc.UTF16LE || c.enc == textenc.UTF16BE {
+		out, err := textenc.Encode(string(render(c.text, pieces)), c.enc)
+		if err != nil {
+			return &tool.Error{Code: tool.CodeEncoding, Message: err.Error(), Hint: "nothing was written"}
+		}
+		_, err = dst.Write(out)
+		return err
+	}
+	// Many small pieces (a replace_all) must not cost a write call each.
+	w := bufio.NewWriterSize(dst, 64<<10)
+	if len(c.bom) > 0 {
+		if _, err := w.Write(c.bom); err != nil {
+			return err
+		}
+	}
+	last := 0
+	for _, p := range pieces {
+		if _, err := w.Write(c.text[last:p.start]); err != nil {
+			return err
+		}
+		if _, err := w.Write(p.text); err != nil {
+			return err
+		}
+		last = p.end
+	}
+	if _, err := w.Write(c.text[last:]); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// lineSpan is the range of lines (1-based, before the edit) that the
+// pieces replaced.
+func lineSpan(text []byte, pieces []piece) (int, int) {
+	if len(pieces) == 0 {
+		return 0, 0
+	}
+	first := pieces[0]
+	last := pieces[len(pieces)-1]
+	return lineAt(text, first.start), lineAt(text, max(last.end-1, last.start))
+}
+
+// editOutput is the text a model reads: what changed where, then the diff.
+func editOutput(display string, r *Result) string {
+	var b strings.Builder
+	if r.DryRun {
+		b.WriteString("Dry run, nothing written: ")
+	}
+	verb := "Edited"
+	if r.DryRun {
+		verb = "would edit"
+	}
+	fmt.Fprintf(&b, "%s %s", verb, display)
+	if len(r.Edits) == 1 {
+		e := r.Edits[0]
+		if e.Count > 1 {
+			fmt.Fprintf(&b, ": %d replacements (%s), %s match", e.Count, linesPhrase(e.Lines, e.Count), e.Match)
+		} else {
+			fmt.Fprintf(&b, ": %s, %s match", rangePhrase(e.LineStart, e.LineEnd), e.Match)
+		}
+	} else {
+		fmt.Fprintf(&b, " with %d edits:", len(r.Edits))
+		for i, e := range r.Edits {
+			if i > 0 {
+				b.WriteString(";")
+			}
+			if e.Count > 1 {
+				fmt.Fprintf(&b, " [%d] %d× at %s, %s", i, e.Count, linesPhrase(e.Lines, e.Count), e.Match)
+			} else {
+				fmt.Fprintf(&b, " [%d] %s, %s", i, rangePhrase(e.LineStart, e.LineEnd), e.Match)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "; +%d -%d lines", r.Additions, r.Removals)
+	if r.LineNumbersStripped {
+		b.WriteString(" (read's line-number prefixes were stripped from old_string to match)")
+	}
+	b.WriteString("\n")
+	b.WriteString(r.Diff)
+	return b.String()
+}
+
+func rangePhrase(a, z int) string {
+	if a == z {
+		return fmt.Sprintf("line %d", a)
+	}
+	return fmt.Sprintf("lines %d-%d", a, z)
+}

@@ -1,0 +1,282 @@
+package edit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofrs/flock"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textenc"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// MaxFileMiB is the largest file edit and write read whole.
+const MaxFileMiB = 256
+
+// lockRetry is how often a call waiting for another one's lock retries.
+const lockRetry = 2 * time.Millisecond
+
+// maxLockAttempts bounds how often a lock is retaken because the file was
+// replaced while we waited for it.
+const maxLockAttempts = 1000
+
+// content is a file's bytes and the text that edits work on.
+type content struct {
+	data []byte           // the bytes as read
+	enc  textenc.Encoding // as read reports it
+	bom  []byte           // a UTF-8 byte-order mark, kept aside
+	text []byte           // UTF-8 text without BOM; the raw bytes when byteWise
+	// byteWise means the file is not valid UTF-8: edits are applied to
+	// its bytes, and only ASCII ones are allowed.
+	byteWise bool
+}
+
+// decodeContent splits a file's bytes into the text edits work on.
+func decodeContent(display string, data []byte) (*content, error) {
+	c := &content{data: data, enc: textenc.UTF8, text: data}
+	if len(data) == 0 {
+		return c, nil
+	}
+	// Judge the encoding by the head, as read does; the whole file is
+	// then only scanned by the fast checks (a NUL byte, valid UTF-8),
+	// and again in full only when it is not UTF-8 after all.
+	enc, err := textenc.Detect(data[:min(len(data), textenc.SniffLen)])
+	if err == nil && enc == textenc.UTF8 && !utf8.Valid(data) {
+		enc, err = textenc.Detect(data)
+	}
+	if err == nil && (enc == textenc.UTF8 || enc == textenc.UTF8BOM) && bytes.IndexByte(data, 0) >= 0 {
+		err = textenc.ErrBinary
+	}
+	if err != nil {
+		return nil, &tool.Error{Code: tool.CodeBinaryFile,
+			Message: fmt.Sprintf("%s is a binary file (%d bytes), not text", display, len(data)),
+			Hint:    "edit and write change text files; replace a binary file with a command made for its format"}
+	}
+	c.enc = enc
+	switch enc {
+	case textenc.UTF8BOM:
+		c.bom, c.text = data[:3], data[3:]
+		c.byteWise = !utf8.Valid(c.text)
+	case textenc.UTF16LE, textenc.UTF16BE:
+		text, err := textenc.Decode(data, enc)
+		if err == nil {
+			var back []byte
+			if back, err = textenc.Encode(text, enc); err == nil && !bytes.Equal(back, data) {
+				err = errors.New("it holds code units that do not round-trip (a lone surrogate or an odd byte)")
+			}
+		}
+		if err != nil {
+			return nil, &tool.Error{Code: tool.CodeEncoding,
+				Message: fmt.Sprintf("%s is %s but cannot be rewritten byte for byte: %v", display, enc, err),
+				Hint:    "repair the file's encoding first (for example with iconv), then edit it"}
+		}
+		c.text = []byte(text)
+	default:
+		c.byteWise = !utf8.Valid(data)
+	}
+	return c, nil
+}
+
+// lineEnding names the line breaks of the text.
+func (c *content) lineEnding() string { return string(textenc.LineEndings(c.text)) }
+
+// display makes a line of the text fit to quote in a diff: the text of a
+// single-byte file is decoded; stray bytes never reach the JSON.
+func (c *content) display() func(string) string {
+	if !c.byteWise {
+		return nil
+	}
+	return func(s string) string {
+		if c.enc == textenc.Latin1 || c.enc == textenc.Windows1252 {
+			if d, err := textenc.Decode([]byte(s), c.enc); err == nil {
+				return d
+			}
+		}
+		return strings.ToValidUTF8(s, "?")
+	}
+}
+
+// sha256Hex is the stamp read returns and --if-match compares.
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// checkIfMatch refuses with stale when the file's bytes are not those
+// the caller last saw.
+func checkIfMatch(display string, data []byte, want string) error {
+	if want == "" {
+		return nil
+	}
+	if got := sha256Hex(data); !strings.EqualFold(got, want) {
+		return &tool.Error{Code: tool.CodeStale,
+			Message: fmt.Sprintf("%s changed since it was read: its sha256 is %s, not %s", display, got, strings.ToLower(want)),
+			Hint:    "read the file again (mcode read) and redo the change on what it holds now"}
+	}
+	return nil
+}
+
+// resolve follows abs through symlinks to the file to change.
+func resolve(display, abs string) (string, error) {
+	target, err := fsutil.ResolveLink(abs)
+	if err != nil {
+		return "", pathErr(display, err)
+	}
+	return target, nil
+}
+
+// pathErr turns a failed look-up of a path into an error the caller can
+// act on.
+func pathErr(display string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return &tool.Error{Code: tool.CodePermission, Message: fmt.Sprintf("%s: permission denied", display),
+			Hint: "check the file's permissions and those of its folders"}
+	case errors.Is(err, errNotDir):
+		return &tool.Error{Code: tool.CodeNotADirectory,
+			Message: fmt.Sprintf("%s: a part of the path is a file, not a folder", display),
+			Hint:    "check the path"}
+	case errors.Is(err, errLoop):
+		return &tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("%s: too many levels of symbolic links (a symlink loop)", display),
+			Hint:    "point the symlink at a real file"}
+	}
+	return fmt.Errorf("%s: %w", display, err)
+}
+
+// statTarget checks that path names a regular file (or may become one)
+// before anything opens it: a FIFO or device would block or never end.
+// It returns nil info for a file that does not exist.
+func statTarget(display, target string) (fs.FileInfo, error) {
+	info, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, pathErr(display, err)
+	case info.IsDir():
+		return nil, &tool.Error{Code: tool.CodeIsDirectory, Message: fmt.Sprintf("%s is a directory", display),
+			Hint: "give the path of a file in it; use glob to list its files"}
+	case !info.Mode().IsRegular():
+		return nil, &tool.Error{Code: tool.CodeSpecialFile,
+			Message: fmt.Sprintf("%s is not a regular file (%s)", display, fileKind(info.Mode())),
+			Hint:    "edit and write change regular files only"}
+	case info.Size() > MaxFileMiB<<20:
+		return nil, &tool.Error{Code: tool.CodeTooLarge,
+			Message: fmt.Sprintf("%s is %d MiB, more than the %d MiB edit and write handle", display, info.Size()>>20, MaxFileMiB),
+			Hint:    "change a file this large with a streaming command (sed, awk) through bash"}
+	}
+	return info, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return m.Type().String()
+}
+
+// lockFile takes the advisory lock (flock) that every edit and write of
+// this file holds across its read-modify-write, in any process. A writer
+// replaces the file by renaming a new one over it, so the inode locked
+// may be gone by the time the lock is ours: then the lock is retaken on
+// the file the path names now.
+func lockFile(ctx context.Context, display, target string) (unlock func(), err error) {
+	for range maxLockAttempts {
+		fl := flock.New(target, flock.SetFlag(os.O_RDONLY|openNoBlock))
+		ok, err := fl.TryLockContext(ctx, lockRetry)
+		if err != nil || !ok {
+			fl.Close()
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return nil, fsutil.NotFound(display, target)
+			case errors.Is(err, fs.ErrPermission):
+				return nil, &tool.Error{Code: tool.CodePermission, Message: fmt.Sprintf("%s: permission denied", display),
+					Hint: "check the file's permissions"}
+			case errors.Is(ctx.Err(), context.DeadlineExceeded):
+				return nil, &tool.Error{Code: tool.CodeTimeout,
+					Message: fmt.Sprintf("timed out waiting for the lock on %s: another process is changing it", display),
+					Hint:    "retry once the other change is done, or raise --timeout"}
+			case err == nil:
+				err = ctx.Err()
+			}
+			return nil, fmt.Errorf("locking %s: %w", display, err)
+		}
+		locked, err1 := fl.Stat()
+		now, err2 := os.Stat(target)
+		if err1 == nil && err2 == nil && os.SameFile(locked, now) {
+			return func() { fl.Close() }, nil
+		}
+		fl.Close()
+		if errors.Is(err2, fs.ErrNotExist) {
+			return nil, fsutil.NotFound(display, target)
+		}
+	}
+	return nil, fmt.Errorf("locking %s: the file kept being replaced", display)
+}
+
+// hashingWriter counts and hashes what passes through it.
+type hashingWriter struct {
+	w io.Writer
+	h interface {
+		io.Writer
+		Sum([]byte) []byte
+	}
+	n int
+}
+
+func newHashingWriter(w io.Writer) *hashingWriter {
+	return &hashingWriter{w: w, h: sha256.New()}
+}
+
+func (hw *hashingWriter) Write(p []byte) (int, error) {
+	n, err := hw.w.Write(p)
+	hw.h.Write(p[:n])
+	hw.n += n
+	return n, err
+}
+
+func (hw *hashingWriter) sum() string { return hex.EncodeToString(hw.h.Sum(nil)) }
+
+// displayPath is how messages and diffs name a file: relative to the
+// workspace root when inside it.
+func displayPath(root, abs string) string {
+	if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.ToSlash(rel)
+	}
+	return abs
+}
+
+// writeErr turns a failed write into an error the caller can act on.
+func writeErr(display string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return &tool.Error{Code: tool.CodePermission,
+			Message: fmt.Sprintf("cannot write %s: permission denied (%v)", display, err),
+			Hint:    "the file or its folder is not writable; nothing was changed"}
+	case errors.Is(err, errNotDir):
+		return &tool.Error{Code: tool.CodeNotADirectory,
+			Message: fmt.Sprintf("cannot write %s: a part of the path is a file, not a folder", display),
+			Hint:    "check the path"}
+	}
+	return fmt.Errorf("writing %s: %w (nothing was changed)", display, err)
+}

@@ -1,0 +1,285 @@
+package edit
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textenc"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// WriteName is the write tool's name.
+const WriteName = "write"
+
+// NewFileMode is the mode of a file write creates, before the umask.
+const NewFileMode fs.FileMode = 0o644
+
+// What write did to the file.
+const (
+	Created   = "created"
+	Replaced  = "replaced"
+	Unchanged = "unchanged"
+)
+
+// WriteParams are the write tool's parameters.
+type WriteParams struct {
+	FilePath   string `json:"file_path"`
+	Content    string `json:"content"`
+	CreateOnly bool   `json:"create_only,omitempty"`
+	IfMatch    string `json:"if_match,omitempty"`
+	DryRun     bool   `json:"dry_run,omitempty"`
+}
+
+// WriteResult is what a write did.
+type WriteResult struct {
+	FilePath string `json:"file_path"`
+	// Target is the file written when file_path is a symlink.
+	Target string `json:"target,omitempty"`
+	// Action is created, replaced, or unchanged (the file already held
+	// exactly these bytes and was not touched).
+	Action      string `json:"action"`
+	BytesBefore int    `json:"bytes_before"`
+	BytesAfter  int    `json:"bytes_after"`
+	SHA256      string `json:"sha256"`
+	Encoding    string `json:"encoding"`
+	LineEnding  string `json:"line_ending"`
+	Mode        string `json:"mode"`
+	Changes
+	// Note says what write kept or could not keep of the old file.
+	Note   string `json:"note,omitempty"`
+	DryRun bool   `json:"dry_run"`
+}
+
+var (
+	//go:embed write_description.md
+	writeDescription string
+	//go:embed write_schema.json
+	writeSchema string
+)
+
+// WriteTool is the registry entry of write.
+func WriteTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: WriteName, Mode: tool.Sequential, Timeout: Timeout,
+		Description: writeDescription, Schema: writeSchema, Data: limits,
+	}, Write)
+}
+
+// Write writes a whole file.
+func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, error) {
+	if pastedReadOutput(p.Content) {
+		return nil, &tool.Error{Code: tool.CodeInvalidArgs,
+			Message: "every line of content starts with a line number and → as read prints them (`    12→`), numbered one after another: this is read's output pasted as it is",
+			Hint:    "send the file's text without the line-number prefixes"}
+	}
+	abs := env.Abs(p.FilePath)
+	display := displayPath(env.Root, abs)
+	target, err := resolve(display, abs)
+	if err != nil {
+		return nil, err
+	}
+	// A file created by another process between the check and our link
+	// sends us round once more, to replace it under the lock.
+	for range 2 {
+		info, err := statTarget(display, target)
+		if err != nil {
+			return nil, err
+		}
+		var res *WriteResult
+		if info == nil {
+			res, err = create(display, target, p)
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+		} else {
+			res, err = replace(ctx, display, target, info, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.FilePath = abs
+		if target != abs {
+			res.Target = target
+		}
+		return &tool.Response{Output: writeOutput(display, res), Result: res}, nil
+	}
+	return nil, fmt.Errorf("writing %s: the file keeps appearing and disappearing", display)
+}
+
+// create writes a new file, never over one that appeared meanwhile (that
+// error is fs.ErrExist, for the caller to retry as a replacement).
+func create(display, target string, p WriteParams) (*WriteResult, error) {
+	if p.IfMatch != "" {
+		return nil, &tool.Error{Code: tool.CodeStale,
+			Message: fmt.Sprintf("%s does not exist, so it cannot have the sha256 %s", display, strings.ToLower(p.IfMatch)),
+			Hint:    "drop if_match to create the file, or check the path"}
+	}
+	data := []byte(p.Content)
+	lines := splitKeep(data)
+	res := &WriteResult{
+		Action: Created, BytesAfter: len(data), SHA256: sha256Hex(data),
+		Encoding: string(textenc.UTF8), LineEnding: string(textenc.LineEndings(data)),
+		Mode:    fmt.Sprintf("%04o", NewFileMode&^fsutil.Umask()),
+		Changes: Changes{Additions: len(lines), FirstChangedLine: min(1, len(lines))},
+		DryRun:  p.DryRun,
+	}
+	if p.DryRun {
+		return res, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return nil, writeErr(display, err)
+	}
+	if err := fsutil.CreateFileAtomic(target, data, NewFileMode); err != nil {
+		if errors.Is(err, fs.ErrExist) && !p.CreateOnly {
+			return nil, err
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return nil, existsError(display)
+		}
+		return nil, writeErr(display, err)
+	}
+	if info, err := os.Stat(target); err == nil {
+		res.Mode = fmt.Sprintf("%04o", info.Mode().Perm())
+	}
+	return res, nil
+}
+
+func existsError(display string) error {
+	return &tool.Error{Code: tool.CodeInvalidArgs,
+		Message: fmt.Sprintf("%s already exists and create_only is set", display),
+		Hint:    "drop create_only to replace it, or use edit to change part of it"}
+}
+
+// replace writes over an existing file under its lock, keeping its
+// encoding, byte-order mark, line breaks and mode.
+func replace(ctx context.Context, display, target string, info fs.FileInfo, p WriteParams) (*WriteResult, error) {
+	if p.CreateOnly {
+		return nil, existsError(display)
+	}
+	unlock, err := lockFile(ctx, display, target)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	old, err := os.ReadFile(target)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", display, err)
+	}
+	if err := checkIfMatch(display, old, p.IfMatch); err != nil {
+		return nil, err
+	}
+	data, text, enc, note := encodeLike(old, p.Content)
+	res := &WriteResult{
+		Action: Replaced, BytesBefore: len(old), BytesAfter: len(data), SHA256: sha256Hex(data),
+		Encoding: string(enc), LineEnding: string(textenc.LineEndings([]byte(text))),
+		Mode: fmt.Sprintf("%04o", info.Mode().Perm()), Note: note, DryRun: p.DryRun,
+	}
+	if oldText, ok := decodedText(old); ok {
+		a, b := splitKeep([]byte(oldText)), splitKeep([]byte(text))
+		res.Changes = summarize(display, stringLines(a), lineDiff(a, b), nil)
+	} else {
+		res.Changes = Changes{Additions: len(splitKeep([]byte(text))), FirstChangedLine: 1}
+		res.Note = joinNote(res.Note, "the old content was binary, so no diff is shown")
+	}
+	if string(old) == string(data) {
+		res.Action = Unchanged
+		return res, nil
+	}
+	if p.DryRun {
+		return res, nil
+	}
+	if err := fsutil.WriteFileAtomic(target, data, NewFileMode); err != nil {
+		return nil, writeErr(display, err)
+	}
+	return res, nil
+}
+
+// encodeLike encodes content the way the old file was: its BOM, UTF-16,
+// single-byte encoding, and CRLF line breaks when content has only LF
+// ones. It returns the bytes, the text they hold and their encoding.
+func encodeLike(old []byte, content string) ([]byte, string, textenc.Encoding, string) {
+	c, err := decodeContent("", old)
+	if err != nil || len(old) == 0 {
+		return []byte(content), content, textenc.UTF8, ""
+	}
+	text := content
+	if !strings.Contains(content, "\r") && crlfMajority(c.text) {
+		text = withEOL(content, eolCRLF)
+	}
+	switch c.enc {
+	case textenc.UTF8BOM:
+		return append([]byte("\uFEFF"), strings.TrimPrefix(text, "\uFEFF")...), text, c.enc, ""
+	case textenc.UTF16LE, textenc.UTF16BE, textenc.Latin1, textenc.Windows1252:
+		data, err := textenc.Encode(strings.TrimPrefix(text, "\uFEFF"), c.enc)
+		if err == nil {
+			return data, text, c.enc, ""
+		}
+		return []byte(text), text, textenc.UTF8,
+			fmt.Sprintf("the file was %s, which cannot hold every character of the new content, so it is now UTF-8", c.enc)
+	}
+	return []byte(text), text, textenc.UTF8, ""
+}
+
+// crlfMajority reports whether most line breaks of text are CRLF.
+func crlfMajority(text []byte) bool {
+	lf, crlf := countBreaks(text)
+	return crlf > 0 && crlf >= lf-crlf
+}
+
+// decodedText is a file's text for a diff, false for binary data.
+func decodedText(data []byte) (string, bool) {
+	c, err := decodeContent("", data)
+	if err != nil {
+		return "", false
+	}
+	if c.byteWise {
+		if d := c.display(); d != nil {
+			return d(string(c.text)), true
+		}
+	}
+	return string(c.text), true
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// writeOutput is the text a model reads.
+func writeOutput(display string, r *WriteResult) string {
+	var b strings.Builder
+	created, replaced := "Created", "Replaced"
+	if r.DryRun {
+		b.WriteString("Dry run, nothing written: ")
+		created, replaced = "would create", "would replace"
+	}
+	switch r.Action {
+	case Created:
+		fmt.Fprintf(&b, "%s %s (%d bytes, %d lines, mode %s)", created, display, r.BytesAfter, r.Additions, r.Mode)
+	case Unchanged:
+		fmt.Fprintf(&b, "%s already holds exactly this content; nothing written", display)
+	default:
+		fmt.Fprintf(&b, "%s %s: %d → %d bytes, +%d -%d lines", replaced, display, r.BytesBefore, r.BytesAfter, r.Additions, r.Removals)
+		if r.Encoding != string(textenc.UTF8) {
+			fmt.Fprintf(&b, ", kept %s", r.Encoding)
+		}
+		if r.LineEnding == string(textenc.CRLF) {
+			b.WriteString(", CRLF line breaks")
+		}
+	}
+	if r.Note != "" {
+		fmt.Fprintf(&b, " (%s)", r.Note)
+	}
+	b.WriteString("\n")
+	b.WriteString(r.Diff)
+	return b.String()
+}
