@@ -170,8 +170,12 @@ func statTarget(display, target string) (fs.FileInfo, error) {
 		return nil, &tool.Error{Code: tool.CodeIsDirectory, Message: fmt.Sprintf("%s is a directory", display),
 			Hint: "give the path of a file in it; use glob to list its files"}
 	case !info.Mode().IsRegular():
+		kind := fsutil.SpecialKind(info.Mode())
+		if kind == "" {
+			kind = info.Mode().Type().String()
+		}
 		return nil, &tool.Error{Code: tool.CodeSpecialFile,
-			Message: fmt.Sprintf("%s is not a regular file (%s)", display, fileKind(info.Mode())),
+			Message: fmt.Sprintf("%s is not a regular file (%s)", display, kind),
 			Hint:    "edit and write change regular files only"}
 	case info.Size() > MaxFileMiB<<20:
 		return nil, &tool.Error{Code: tool.CodeTooLarge,
@@ -179,20 +183,6 @@ func statTarget(display, target string) (fs.FileInfo, error) {
 			Hint:    "change a file this large with a streaming command (sed, awk) through bash"}
 	}
 	return info, nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return m.Type().String()
 }
 
 // lockFile takes the advisory lock (flock) that every edit and write of

@@ -60,28 +60,10 @@ func refuseDevicePath(abs string) error {
 		Hint:    "read regular files only; to sample a device or stream use bash with a bound, e.g. head -c 64 " + abs}
 }
 
-// specialFileKind names a file type that read refuses, or "" for regular
-// files and directories.
-func specialFileKind(mode fs.FileMode) string {
-	switch {
-	case mode&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe)"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeCharDevice != 0:
-		return "a character device"
-	case mode&fs.ModeDevice != 0:
-		return "a block device"
-	case mode&fs.ModeIrregular != 0:
-		return "an irregular file"
-	}
-	return ""
-}
-
 // checkFileType refuses what cannot be read as a file: special files
 // (they would block or never end) and directories.
 func checkFileType(display, abs string, info fs.FileInfo) error {
-	if kind := specialFileKind(info.Mode()); kind != "" {
+	if kind := fsutil.SpecialKind(info.Mode()); kind != "" {
 		return &tool.Error{Code: tool.CodeSpecialFile,
 			Message: fmt.Sprintf("%s is %s: reading it could block forever", display, kind),
 			Hint:    "read regular files only; to see what a program writes into it, use bash with a timeout"}
