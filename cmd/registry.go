@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"github.com/mcode-dev/mcode/pkg/datetime"
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -9,5 +10,7 @@ import (
 func builtinTools() []*tool.Tool {
 	return []*tool.Tool{
 		datetime.Tool(),
+		exec.Tool(exec.Options{}),
+		exec.TaskListTool(), exec.TaskOutputTool(), exec.TaskWaitTool(), exec.TaskStopTool(),
 	}
 }

@@ -65,6 +65,8 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 
 	root.AddCommand(
 		NewCmdDatetime(f, nil),
+		NewCmdBash(f, nil),
+		NewCmdTask(f, nil),
 		NewCmdCall(f, nil),
 		NewCmdTools(f, nil),
 		NewCmdArchive(f),
