@@ -139,15 +139,27 @@ func validID(id string) bool {
 	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, `/\`)
 }
 
-// loadTask reads a task and decides its status.
+// errNoTask: no task folder with a meta.json of that id.
+var errNoTask = errors.New("no such task")
+
+// loadTask reads a task and decides its status; an unknown id is a
+// not_found error that lists the known ones.
 func loadTask(dataDir, id string) (*task, error) {
-	if !validID(id) {
+	t, err := readTask(dataDir, id)
+	if errors.Is(err, errNoTask) {
 		return nil, taskNotFound(dataDir, id)
+	}
+	return t, err
+}
+
+func readTask(dataDir, id string) (*task, error) {
+	if !validID(id) {
+		return nil, errNoTask
 	}
 	dir := filepath.Join(tasksRoot(dataDir), id)
 	data, err := os.ReadFile(filepath.Join(dir, metaFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, taskNotFound(dataDir, id)
+		return nil, errNoTask
 	}
 	if err != nil {
 		return nil, err
@@ -211,7 +223,7 @@ func listTasks(dataDir string) []*task {
 		if !e.IsDir() {
 			continue
 		}
-		t, err := loadTask(dataDir, e.Name())
+		t, err := readTask(dataDir, e.Name())
 		if err != nil || !t.meta.Background {
 			continue
 		}
@@ -238,7 +250,7 @@ func gcTasks(dataDir string, now time.Time) {
 		if err != nil || now.Sub(info.ModTime()) < TaskRetention {
 			continue
 		}
-		if t, err := loadTask(dataDir, e.Name()); err == nil && t.status == StatusRunning {
+		if t, err := readTask(dataDir, e.Name()); err == nil && t.status == StatusRunning {
 			continue
 		}
 		if fi, err := os.Stat(filepath.Join(dir, exitFile)); err == nil && now.Sub(fi.ModTime()) < TaskRetention {
