@@ -77,7 +77,7 @@ func toolByName(name string) *tool.Tool {
 }
 
 // testEnv is a workspace and data directory of the test's own.
-func testEnv(t *testing.T, edit func(*config.Bash)) *tool.Env {
+func testEnv(t testing.TB, edit func(*config.Bash)) *tool.Env {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.Bash.EnvSanitize = EnvOff
@@ -608,5 +608,21 @@ func TestShimGoesFirstOnPath(t *testing.T) {
 	out, _, err = call[Result](t, context.Background(), env, Tool(opts), map[string]any{"command": "rm victim && echo removed"})
 	if err != nil || out != "removed\n" || calls != 0 {
 		t.Errorf("trashShim off: out %q err %v calls %d", out, err, calls)
+	}
+}
+
+// TestPipelinesEndQuietly: the shell gets SIGPIPE at its default action in
+// every mode, so `yes | head` ends without a broken-pipe message.
+func TestPipelinesEndQuietly(t *testing.T) {
+	env := testEnv(t, nil)
+	for _, p := range []map[string]any{
+		{"command": "yes | head -c 10", "auto_background": false},
+		{"command": "yes | head -c 10"},
+		{"command": "yes | head -c 10", "keep_children": true},
+	} {
+		out, r, err := bash(t, env, p)
+		if err != nil || out != "y\ny\ny\ny\ny\n" || r.Bytes != 10 {
+			t.Errorf("%v: %q %v", p, out, err)
+		}
 	}
 }

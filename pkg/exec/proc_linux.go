@@ -5,6 +5,7 @@ package exec
 import (
 	"bytes"
 	"os"
+	ossignal "os/signal"
 	"strconv"
 	"sync"
 	"syscall"
@@ -25,6 +26,27 @@ func becomeSubreaper() error {
 		subreaperErr = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	})
 	return subreaperErr
+}
+
+var defaultSignalsOnce sync.Once
+
+// defaultSignals makes sure the shell starts with SIGPIPE and SIGINT at
+// their default action: signals this process ignores (as it may have been
+// started) would stay ignored in the command, and `yes | head` would then
+// end with "yes: Broken pipe" instead of quietly. Caught signals are reset
+// by exec, so catching them here is enough.
+func defaultSignals() {
+	defaultSignalsOnce.Do(func() {
+		sink := make(chan os.Signal, 1)
+		ossignal.Notify(sink, unix.SIGPIPE)
+		if ossignal.Ignored(unix.SIGINT) {
+			ossignal.Notify(sink, unix.SIGINT)
+		}
+		go func() {
+			for range sink {
+			}
+		}()
+	})
 }
 
 // shellAttr starts the shell in its own session, so its own process group

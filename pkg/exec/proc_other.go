@@ -14,6 +14,8 @@ import (
 
 func becomeSubreaper() error { return nil }
 
+func defaultSignals() {}
+
 func shellAttr() *syscall.SysProcAttr { return nil }
 
 func supervisorAttr() *syscall.SysProcAttr { return nil }

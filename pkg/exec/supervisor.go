@@ -90,8 +90,10 @@ func Supervise(args []string) int {
 		return 1
 	}
 	// The supervisor is its own session; only task stop (SIGTERM) and the
-	// control pipe end it. SIGHUP and SIGINT belong to terminals it left.
-	ossignal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGPIPE)
+	// control pipe end it. SIGHUP and SIGINT belong to terminals it left:
+	// they are caught and dropped, never ignored, because an ignored signal
+	// would stay ignored in the command.
+	ossignal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGINT)
 	term := make(chan os.Signal, 1)
 	ossignal.Notify(term, syscall.SIGTERM)
 
@@ -148,8 +150,22 @@ type supervisor struct {
 	cmd    *osexec.Cmd
 	ctl    *os.File
 	events chan event
+	exited chan struct{}
 	start  uint64
 	dir    string
+}
+
+// supervisorExitWait bounds the wait for a supervisor that has sent its record to
+// exit: it is reaped here rather than left to init, and its resource use
+// counts as this call's.
+const supervisorExitWait = time.Second
+
+// reaped waits for a supervisor that has finished to exit.
+func (s *supervisor) reaped() {
+	select {
+	case <-s.exited:
+	case <-time.After(supervisorExitWait):
+	}
 }
 
 // startSupervisor starts `mcode __exec-supervisor DIR` detached, with the
@@ -198,12 +214,13 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 		evR.Close()
 		return nil, fmt.Errorf("starting the supervisor %s: %w", exe, err)
 	}
-	s := &supervisor{cmd: cmd, ctl: ctlW, events: make(chan event, 4), dir: rs.taskDir}
+	s := &supervisor{cmd: cmd, ctl: ctlW, events: make(chan event, 4), exited: make(chan struct{}), dir: rs.taskDir}
 	if p, ok := readProc(cmd.Process.Pid); ok {
 		s.start = p.Start
 	}
 	go func() {
 		_ = cmd.Wait() // reaps it if it ends while this process lives
+		close(s.exited)
 	}()
 	go func() {
 		defer close(s.events)
@@ -313,6 +330,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			return resp, err, true
 		case ev.Event == evDone:
 			s.ctl.Close()
+			s.reaped()
 			resp, err := rs.finish(*ev.Record, fileView(rs.job.SpoolPath, &ev.Record.Output))
 			return resp, err, true
 		}
