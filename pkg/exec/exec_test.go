@@ -626,3 +626,19 @@ func TestPipelinesEndQuietly(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandGetsOnlyItsStreams: no descriptor of mcode or its supervisor
+// leaks into the command.
+func TestCommandGetsOnlyItsStreams(t *testing.T) {
+	requireLinux(t)
+	env := testEnv(t, nil)
+	for _, p := range []map[string]any{
+		{"command": "ls /proc/$$/fd | tr '\\n' ' '; true", "auto_background": false},
+		{"command": "ls /proc/$$/fd | tr '\\n' ' '; true"},
+	} {
+		out, _, err := bash(t, env, p)
+		if err != nil || out != "0 1 2 " {
+			t.Errorf("%v: open descriptors %q, %v", p, out, err)
+		}
+	}
+}

@@ -54,6 +54,7 @@ type job struct {
 func startJob(spec jobSpec) (*job, error) {
 	_ = becomeSubreaper() // without it, only the tree under the shell is reachable
 	defaultSignals()
+	closeInheritedFDs()
 	spool, err := os.OpenFile(spec.SpoolPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating the output spool: %w", err)

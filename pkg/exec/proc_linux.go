@@ -49,6 +49,29 @@ func defaultSignals() {
 	})
 }
 
+var inheritedOnce sync.Once
+
+// closeInheritedFDs marks every descriptor above stderr close-on-exec.
+// Descriptors this process inherited without that flag (a caller's pipe)
+// would otherwise pass to the command, and a daemon it leaves behind
+// could hold the caller's pipe open for ever. Go opens its own with the
+// flag set, so doing it once is enough.
+func closeInheritedFDs() {
+	inheritedOnce.Do(func() {
+		f, err := os.Open("/proc/self/fd")
+		if err != nil {
+			return
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		for _, n := range names {
+			if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+				unix.CloseOnExec(fd)
+			}
+		}
+	})
+}
+
 // shellAttr starts the shell in its own session, so its own process group
 // and no controlling terminal (nothing can open /dev/tty and wait for a
 // person), and kills it if its parent dies.

@@ -16,6 +16,8 @@ func becomeSubreaper() error { return nil }
 
 func defaultSignals() {}
 
+func closeInheritedFDs() {}
+
 func shellAttr() *syscall.SysProcAttr { return nil }
 
 func supervisorAttr() *syscall.SysProcAttr { return nil }

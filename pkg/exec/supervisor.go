@@ -74,6 +74,9 @@ func Supervise(args []string) int {
 		return 2
 	}
 	dir := args[0]
+	// The events pipe came as fd 3, which exec leaves open: without
+	// close-on-exec the command would inherit it.
+	syscall.CloseOnExec(3)
 	events := os.NewFile(3, "events")
 	send := func(ev event) {
 		data, _ := json.Marshal(ev)

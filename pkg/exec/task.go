@@ -28,8 +28,11 @@ const (
 	outputFile    = "output.log"
 	exitFile      = "exit"
 	supervisorLog = "supervisor.log"
-	// TaskRetention is how long a finished task's folder is kept.
+	// TaskRetention is how long a finished background task is kept.
 	TaskRetention = 7 * 24 * time.Hour
+	// SpoolRetention is how long the full output of a foreground call
+	// (its full_output_path) is kept.
+	SpoolRetention = 24 * time.Hour
 )
 
 // taskMeta describes a task: written when it starts and when a foreground
@@ -233,8 +236,9 @@ func listTasks(dataDir string) []*task {
 	return out
 }
 
-// gcTasks removes task folders that finished (or were abandoned) more than
-// TaskRetention ago. Running tasks are never touched.
+// gcTasks removes the folders of background tasks that ended more than
+// TaskRetention ago, and the spools of foreground calls (folders without
+// meta.json) older than SpoolRetention. Running tasks are never touched.
 func gcTasks(dataDir string, now time.Time) {
 	root := tasksRoot(dataDir)
 	entries, err := os.ReadDir(root)
@@ -247,14 +251,25 @@ func gcTasks(dataDir string, now time.Time) {
 		}
 		dir := filepath.Join(root, e.Name())
 		info, err := e.Info()
-		if err != nil || now.Sub(info.ModTime()) < TaskRetention {
+		if err != nil || now.Sub(info.ModTime()) < SpoolRetention {
 			continue
 		}
-		if t, err := readTask(dataDir, e.Name()); err == nil && t.status == StatusRunning {
+		t, err := readTask(dataDir, e.Name())
+		switch {
+		case errors.Is(err, errNoTask):
+			if fi, err := os.Stat(spoolPath(dir)); err == nil && now.Sub(fi.ModTime()) < SpoolRetention {
+				continue // still being written
+			}
+		case err != nil || t.status == StatusRunning:
 			continue
-		}
-		if fi, err := os.Stat(filepath.Join(dir, exitFile)); err == nil && now.Sub(fi.ModTime()) < TaskRetention {
-			continue
+		default:
+			ended := t.meta.StartedAt
+			if fi, err := os.Stat(filepath.Join(dir, exitFile)); err == nil {
+				ended = fi.ModTime()
+			}
+			if now.Sub(ended) < TaskRetention {
+				continue
+			}
 		}
 		removeTaskDir(dir)
 	}

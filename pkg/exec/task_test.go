@@ -291,6 +291,32 @@ func TestFinishedTasksAreCollectedAfterRetention(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("an old finished task was kept: %v", err)
 	}
+
+	// A foreground call's spool goes after a day; a running task stays.
+	_, r2, err := bash(t, env, map[string]any{"command": "seq 1 100000"})
+	if err != nil || r2.FullOutputPath == "" {
+		t.Fatal(r2, err)
+	}
+	s := sleepArg()
+	cleanup(t, s)
+	_, r3, err := inProcess(t, env, Name, map[string]any{"command": "sleep " + s, "background": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := filepath.Join(env.DataDir, TasksDir, str(r3, "task_id"))
+	old = time.Now().Add(-SpoolRetention - time.Hour)
+	for _, p := range []string{filepath.Dir(r2.FullOutputPath), r2.FullOutputPath, running, filepath.Join(running, metaFile)} {
+		os.Chtimes(p, old, old)
+	}
+	gcTasks(env.DataDir, time.Now())
+	if _, err := os.Stat(r2.FullOutputPath); !os.IsNotExist(err) {
+		t.Errorf("an old spool was kept: %v", err)
+	}
+	if _, err := os.Stat(running); err != nil {
+		t.Errorf("a running task was collected: %v", err)
+	}
+	inProcess(t, env, TaskStopName, map[string]any{"task_id": str(r3, "task_id")})
+	noneLeft(t, s)
 }
 
 func TestSpoolOfACutOutputSurvivesTheCall(t *testing.T) {
