@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -44,11 +45,13 @@ exits with the command's own status, 124 when it timed out.`,
 			return runCall(c.Context(), f, opts)
 		},
 	}
-	secondsFlag(c, "timeout", "time limit in `seconds` (90) or a duration (90s, 2m): default 120, at most 300 in the foreground")
+	secondsFlag(c, "timeout", fmt.Sprintf("time limit in `seconds` (90) or a duration (90s, 2m): default %d, at most %d in the foreground",
+		int(exec.DefaultTimeout.Seconds()), int(exec.MaxTimeout.Seconds())))
 	c.Flags().Bool("background", false, "start as a background task and print its task_id at once")
 	c.Flags().Bool("keep-children", false, "keep processes the command leaves running as a background task instead of killing them")
 	c.Flags().String("cwd", "", "folder to run in, relative to the workspace root")
-	c.Flags().Bool("auto-background", true, "turn a command still running after 15 s into a background task (--auto-background=false waits)")
+	c.Flags().Bool("auto-background", true, fmt.Sprintf("turn a command still running after %d s into a background task (--auto-background=false waits)",
+		int(exec.AutoBackgroundAfter.Seconds())))
 	addArgsFlag(c, opts)
 	return c
 }

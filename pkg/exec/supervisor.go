@@ -400,6 +400,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Response {
 	r := &rs.result
 	r.Status, r.TaskID = StatusRunning, meta.ID
+	resp := &tool.Response{Result: r}
 	var b strings.Builder
 	if after == nil {
 		fmt.Fprintf(&b, "Started background task %s (pid %d): %s\n", meta.ID, meta.PID, meta.Command)
@@ -407,12 +408,18 @@ func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Respon
 		fmt.Fprintf(&b, "Still running after %s: moved to background task %s (pid %d) without restarting it; its time limit of %s still applies.\n",
 			seconds(*after), meta.ID, meta.PID, seconds(rs.plan.limit))
 		view := fileView(rs.job.SpoolPath, nil)
-		text, _ := renderOutput(view)
+		text, truncated := renderOutput(view)
 		r.Bytes, r.Lines = view.Bytes, view.Lines
 		fmt.Fprintf(&b, "\nOutput so far:\n%s\n", strings.TrimRight(text, "\n"))
+		if truncated {
+			r.FullOutputPath = view.Path
+			resp.Truncated = true
+			resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+		}
 	}
 	fmt.Fprintf(&b, "\nFollow it with `mcode task output %[1]s` (add --wait S to wait for it), `mcode task wait %[1]s`, or end it with `mcode task stop %[1]s`.", meta.ID)
-	return &tool.Response{Output: withNotes(b.String(), r.Notes), Result: r}
+	resp.Output = withNotes(b.String(), r.Notes)
+	return resp
 }
 
 // keptLeftovers is the response of a call whose main process exited while
