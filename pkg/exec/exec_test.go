@@ -642,3 +642,17 @@ func TestCommandGetsOnlyItsStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestOrphanWithoutMarkerIsStillFound: an orphan that cleared its
+// environment is found by the shell's session.
+func TestOrphanWithoutMarkerIsStillFound(t *testing.T) {
+	requireLinux(t)
+	env := testEnv(t, nil)
+	s := sleepArg()
+	cleanup(t, s)
+	_, r, err := bash(t, env, map[string]any{"command": "(env -i sleep " + s + " &); echo ok", "auto_background": false})
+	if err != nil || r.LeftoversAction != "killed" {
+		t.Errorf("%+v %v", r, err)
+	}
+	noneLeft(t, s)
+}

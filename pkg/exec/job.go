@@ -113,7 +113,10 @@ func (j *job) waitMain(d time.Duration) bool {
 
 // members lists the job's living processes: the owner's children that
 // belong to the job (the shell, and orphans re-parented to the owner) and
-// all their descendants. Dead children of the owner are reaped on the way.
+// all their descendants. An orphan belongs to the job when the owner has
+// no other children (Exclusive), or it was seen in the tree before, or it
+// is still in the shell's session, or it carries the job marker. Dead
+// children of the owner are reaped on the way.
 func (j *job) members() []proc {
 	self := os.Getpid()
 	var roots []int
@@ -123,7 +126,7 @@ func (j *job) members() []proc {
 		roots = append(roots, j.pid)
 	}
 	for _, c := range childrenOf(self) {
-		if c == j.pid || j.spec.Exclusive || j.isKnown(c) || hasEnv(c, j.marker) {
+		if c == j.pid || j.spec.Exclusive || j.isKnown(c) || j.inSession(c) || hasEnv(c, j.marker) {
 			roots = append(roots, c)
 		}
 	}
@@ -151,6 +154,11 @@ func (j *job) members() []proc {
 		live = append(live, p)
 	}
 	return live
+}
+
+func (j *job) inSession(pid int) bool {
+	p, ok := readProc(pid)
+	return ok && p.SID == j.pid
 }
 
 func (j *job) isKnown(pid int) bool {

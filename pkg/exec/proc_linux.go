@@ -89,6 +89,7 @@ func supervisorAttr() *syscall.SysProcAttr {
 type proc struct {
 	PID   int
 	PPID  int
+	SID   int // session
 	State byte
 	// Start is the start time in clock ticks since boot: with PID, it
 	// names a process even after its PID is reused.
@@ -119,16 +120,17 @@ func parseStat(data []byte) (proc, bool) {
 		return proc{}, false
 	}
 	fields := bytes.Fields(data[end+1:])
-	const stateField, ppidField, startField = 0, 1, 19 // stat fields 3, 4 and 22
+	const stateField, ppidField, sidField, startField = 0, 1, 3, 19 // stat fields 3, 4, 6 and 22
 	if len(fields) <= startField || len(fields[stateField]) == 0 {
 		return proc{}, false
 	}
 	ppid, err1 := strconv.Atoi(string(fields[ppidField]))
-	start, err2 := strconv.ParseUint(string(fields[startField]), 10, 64)
-	if err1 != nil || err2 != nil {
+	sid, err2 := strconv.Atoi(string(fields[sidField]))
+	start, err3 := strconv.ParseUint(string(fields[startField]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return proc{}, false
 	}
-	return proc{PID: pid, PPID: ppid, State: fields[stateField][0], Start: start, Comm: string(data[open+1 : end])}, true
+	return proc{PID: pid, PPID: ppid, SID: sid, State: fields[stateField][0], Start: start, Comm: string(data[open+1 : end])}, true
 }
 
 var (

@@ -25,6 +25,7 @@ func supervisorAttr() *syscall.SysProcAttr { return nil }
 type proc struct {
 	PID   int
 	PPID  int
+	SID   int
 	State byte
 	Start uint64
 	Comm  string
