@@ -271,7 +271,12 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	childEnv, removed := sanitizeEnv(environ, mode, cfg.EnvAllow, shimDir)
 	id, dir, err := newTaskDir(env.DataDir)
 	if err != nil {
-		return nil, fmt.Errorf("creating the task folder: %w", err)
+		code := tool.CodeToolError
+		if errors.Is(err, fs.ErrPermission) {
+			code = tool.CodePermission
+		}
+		return nil, &tool.Error{Code: code, Message: fmt.Sprintf("command not run: cannot create its task folder: %v", err),
+			Hint: "MCODE_HOME must be a writable folder (it keeps each command's full output)"}
 	}
 	spoolCap := int64(cfg.MaxSpoolMiB) << 20
 	rs := &runSetup{

@@ -656,3 +656,17 @@ func TestOrphanWithoutMarkerIsStillFound(t *testing.T) {
 	}
 	noneLeft(t, s)
 }
+
+func TestUnwritableDataDirRefusesCleanly(t *testing.T) {
+	env := testEnv(t, nil)
+	env.DataDir = filepath.Join(env.Root, "file")
+	os.WriteFile(env.DataDir, nil, 0o644)
+	marker := filepath.Join(env.Root, "ran")
+	_, _, err := bash(t, env, map[string]any{"command": "touch " + marker})
+	if err == nil || err.Code != tool.CodeToolError || !strings.Contains(err.Hint, "MCODE_HOME") {
+		t.Errorf("%+v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran")
+	}
+}
