@@ -60,7 +60,7 @@ func cleanText(b []byte) string {
 // with ESC at b[i]: CSI (ESC [ … final), OSC (ESC ] … BEL or ST), the
 // string sequences DCS, SOS, PM and APC (… ST), and the short forms
 // (ESC, intermediates, final). A sequence cut off by the end of b is
-// dropped whole.
+// dropped whole; a string sequence left open ends at the line's end.
 func skipEscape(b []byte, i int) int {
 	j := i + 1
 	if j >= len(b) {
@@ -84,6 +84,9 @@ func skipEscape(b []byte, i int) int {
 			}
 			if b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\' {
 				return j + 2
+			}
+			if b[j] == '\n' {
+				return j // never terminated: it may not eat the lines after it
 			}
 		}
 		return j

@@ -30,6 +30,7 @@ func TestCleanText(t *testing.T) {
 		{"charset\x1b(Bok\n", "charsetok\n"},
 		{"cut\x1b[3", "cut"},
 		{"lone\x1b", "lone"},
+		{"open\x1bXstring\nnext\n", "open\nnext\n"}, // an unterminated string sequence stops at the line end
 		{"bad utf8 \xff\xfe ok\n", "bad utf8 \uFFFD ok\n"},
 		{"日本語\r\n", "日本語\n"},
 		{"", ""},
