@@ -128,35 +128,38 @@ var (
 	bashSchema string
 )
 
-// templateData are the limits the descriptions and schemas quote.
-var templateData = map[string]any{
-	"DefaultTimeoutS":      int(DefaultTimeout / time.Second),
-	"MaxTimeoutS":          int(MaxTimeout / time.Second),
-	"AutoBackgroundS":      int(AutoBackgroundAfter / time.Second),
-	"WatchdogMin":          int(BackgroundWatchdog / time.Minute),
-	"SpoolMiB":             DefaultSpoolMiB,
-	"OutputCapKiB":         OutputCap / 1024,
-	"HeadPercent":          HeadPercent,
-	"KillGraceS":           int(KillGrace / time.Second),
-	"ExitTimeout":          ExitTimeout,
-	"TaskOutputCapKiB":     OutputCap / 1024,
-	"DefaultTaskWaitS":     int(DefaultTaskWait / time.Second),
-	"DirectForeground":     DirectForeground,
-	"ManagedForeground":    ManagedForeground,
-	"ExplicitBackground":   ExplicitBackground,
-	"TaskOutputMaxWaitS":   int(MaxTaskOutputWait / time.Second),
-	"TaskListName":         TaskListName,
-	"TaskOutputName":       TaskOutputName,
-	"TaskWaitName":         TaskWaitName,
-	"TaskStopName":         TaskStopName,
-	"BashName":             Name,
-	"StatusRunning":        StatusRunning,
-	"StatusExited":         StatusExited,
-	"StatusTimedOut":       StatusTimedOut,
-	"StatusStopped":        StatusStopped,
-	"StatusLost":           StatusLost,
-	"TaskRetentionDays":    int(TaskRetention / (24 * time.Hour)),
-	"DefaultEnvSanitizeCI": EnvScrub,
+// templateData are the limits the descriptions and schemas quote (built
+// when a tool is, not at init).
+func templateData() map[string]any {
+	return map[string]any{
+		"DefaultTimeoutS":      int(DefaultTimeout / time.Second),
+		"MaxTimeoutS":          int(MaxTimeout / time.Second),
+		"AutoBackgroundS":      int(AutoBackgroundAfter / time.Second),
+		"WatchdogMin":          int(BackgroundWatchdog / time.Minute),
+		"SpoolMiB":             DefaultSpoolMiB,
+		"OutputCapKiB":         OutputCap / 1024,
+		"HeadPercent":          HeadPercent,
+		"KillGraceS":           int(KillGrace / time.Second),
+		"ExitTimeout":          ExitTimeout,
+		"TaskOutputCapKiB":     OutputCap / 1024,
+		"DefaultTaskWaitS":     int(DefaultTaskWait / time.Second),
+		"DirectForeground":     DirectForeground,
+		"ManagedForeground":    ManagedForeground,
+		"ExplicitBackground":   ExplicitBackground,
+		"TaskOutputMaxWaitS":   int(MaxTaskOutputWait / time.Second),
+		"TaskListName":         TaskListName,
+		"TaskOutputName":       TaskOutputName,
+		"TaskWaitName":         TaskWaitName,
+		"TaskStopName":         TaskStopName,
+		"BashName":             Name,
+		"StatusRunning":        StatusRunning,
+		"StatusExited":         StatusExited,
+		"StatusTimedOut":       StatusTimedOut,
+		"StatusStopped":        StatusStopped,
+		"StatusLost":           StatusLost,
+		"TaskRetentionDays":    int(TaskRetention / (24 * time.Hour)),
+		"DefaultEnvSanitizeCI": EnvScrub,
+	}
 }
 
 // Tool is the bash tool.
@@ -166,7 +169,7 @@ func Tool(o Options) *tool.Tool {
 		// No generic deadline: bash enforces its own limits and reports
 		// them (Command timed out after N seconds, exit 124).
 		Timeout:     0,
-		Description: bashDescription, Schema: bashSchema, Data: templateData,
+		Description: bashDescription, Schema: bashSchema, Data: templateData(),
 	}, o.run)
 }
 

@@ -117,7 +117,7 @@ type TaskListResult struct {
 func TaskListTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskListName, Mode: tool.Parallel,
-		Description: taskListDescription, Schema: taskListSchema, Data: templateData,
+		Description: taskListDescription, Schema: taskListSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, _ TaskListParams) (*tool.Response, error) {
 		gcTasks(env.DataDir, time.Now())
 		now := time.Now()
@@ -166,7 +166,7 @@ type TaskOutputResult struct {
 func TaskOutputTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskOutputName, Mode: tool.Parallel,
-		Description: taskOutputDescription, Schema: taskOutputSchema, Data: templateData,
+		Description: taskOutputDescription, Schema: taskOutputSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskOutputParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
 		if err != nil {
@@ -264,7 +264,7 @@ type TaskIDParams struct {
 func TaskWaitTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskWaitName, Mode: tool.Parallel, Timeout: DefaultTaskWait,
-		Description: taskWaitDescription, Schema: taskWaitSchema, Data: templateData,
+		Description: taskWaitDescription, Schema: taskWaitSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
 		if err != nil {
@@ -314,7 +314,7 @@ type TaskStopResult struct {
 func TaskStopTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskStopName, Mode: tool.Sequential,
-		Description: taskStopDescription, Schema: taskStopSchema, Data: templateData,
+		Description: taskStopDescription, Schema: taskStopSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
 		if err != nil {
