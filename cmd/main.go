@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -25,6 +26,9 @@ func (e *exitError) Error() string { return "exit status" }
 // Main runs mcode and returns the process exit status. It is the only
 // place that decides one.
 func Main() int {
+	if len(os.Args) > 1 && os.Args[1] == exec.SupervisorArg {
+		return exec.Supervise(os.Args[2:]) // a background task's supervisor: no command tree
+	}
 	f := NewFactory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

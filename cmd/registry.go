@@ -3,6 +3,7 @@ package cmd
 import (
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/edit"
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/search"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -17,6 +18,8 @@ func builtinTools() []*tool.Tool {
 		search.GlobTool(),
 		edit.WriteTool(),
 		edit.EditTool(),
+		exec.Tool(exec.Options{}),
+		exec.TaskListTool(), exec.TaskOutputTool(), exec.TaskWaitTool(), exec.TaskStopTool(),
 		trash.RmTool(terminalAsker),
 		trash.ListTool(),
 		trash.RestoreTool(),

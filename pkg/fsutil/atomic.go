@@ -68,7 +68,18 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 // WriteAtomic is WriteFileAtomic for content that write produces, so a
 // large file can be written from its pieces without joining them first.
 func WriteAtomic(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	return writeAtomic(path, perm, write)
+	return writeAtomic(path, perm, true, write)
+}
+
+// WriteFileAtomicNoSync is WriteFileAtomic without the fsyncs: readers
+// still see the old file or the new one, never half of either, but a power
+// loss may lose the write. It suits records read at once and not needed
+// after a crash, where an fsync would only add latency.
+func WriteFileAtomicNoSync(path string, data []byte, perm fs.FileMode) error {
+	return writeAtomic(path, perm, false, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // CreateFileAtomic is WriteFileAtomic for a file that must not exist yet:
@@ -83,7 +94,7 @@ func CreateFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	return WriteFileExclusive(path, data, perm)
 }
 
-func writeAtomic(path string, perm fs.FileMode, write func(io.Writer) error) error {
+func writeAtomic(path string, perm fs.FileMode, durable bool, write func(io.Writer) error) error {
 	path, err := ResolveLink(path)
 	if err != nil {
 		return err
@@ -122,8 +133,10 @@ func writeAtomic(path string, perm fs.FileMode, write func(io.Writer) error) err
 	if old != nil {
 		keepOwner(tmp, old)
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	closed = true
 	if err := tmp.Close(); err != nil {
@@ -132,7 +145,9 @@ func writeAtomic(path string, perm fs.FileMode, write func(io.Writer) error) err
 	if err := os.Rename(name, path); err != nil {
 		return err
 	}
-	syncDir(dir)
+	if durable {
+		syncDir(dir)
+	}
 	return nil
 }
 

@@ -43,6 +43,28 @@ func TestWriteFileAtomicKeepsModeAndLeavesNoTemp(t *testing.T) {
 	}
 }
 
+func TestWriteFileAtomicNoSyncReplacesWholeFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "exit")
+	for _, content := range []string{"first record", "second"} {
+		if err := WriteFileAtomicNoSync(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(p); string(data) != content {
+			t.Errorf("content = %q, want %q", data, content)
+		}
+	}
+	if info, _ := os.Stat(p); info.Mode().Perm() != 0o600&^umask() {
+		t.Errorf("mode = %v", info.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temp files left behind: %v", entries)
+	}
+	if err := WriteFileAtomicNoSync(filepath.Join(dir, "missing", "x"), nil, 0o600); err == nil {
+		t.Error("writing into a missing folder succeeded")
+	}
+}
+
 func TestCreateUniqueNeverOverwrites(t *testing.T) {
 	dir := t.TempDir()
 	seen := map[string]bool{}

@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcode-dev/mcode/pkg/exec"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// NewCmdBash builds `mcode bash COMMAND`. Its --timeout is its own (it
+// shadows the global one): bash enforces and reports its limits itself.
+func NewCmdBash(f *Factory, runF func(*CallOptions) error) *cobra.Command {
+	opts := &CallOptions{Tool: exec.Name}
+	c := &cobra.Command{
+		Use:   "bash COMMAND [--timeout S] [--background] [--keep-children] [--cwd D]",
+		Short: "Run a shell command with a time limit that stops every process it started",
+		Long: `Run a shell command (bash -c) and print its output, exit code and what happened
+to every process it started. COMMAND - reads the command from stdin. mcode
+exits with the command's own status, 124 when it timed out.`,
+		Example: `  mcode bash 'go test ./...' --timeout 5m
+  mcode bash 'npm run dev' --background
+  mcode bash - <<'EOF'
+  for f in *.go; do wc -l "$f"; done
+  EOF`,
+		Args:        cobra.MaximumNArgs(1),
+		Annotations: map[string]string{annotationTool: exec.Name},
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 && args[0] == "-" {
+				data, err := io.ReadAll(f.IO.In)
+				if err != nil {
+					return &tool.Error{Code: tool.CodeUsage, Message: "reading the command from stdin: " + err.Error()}
+				}
+				args[0] = strings.TrimSuffix(string(data), "\n")
+			}
+			if err := collectArgs(c, f.IO.In, opts, []string{"command"}, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runCall(c.Context(), f, opts)
+		},
+	}
+	secondsFlag(c, "timeout", fmt.Sprintf("time limit in `seconds` (90) or a duration (90s, 2m): default %d, at most %d in the foreground",
+		int(exec.DefaultTimeout.Seconds()), int(exec.MaxTimeout.Seconds())))
+	c.Flags().Bool("background", false, "start as a background task and print its task_id at once")
+	c.Flags().Bool("keep-children", false, "keep processes the command leaves running as a background task instead of killing them")
+	c.Flags().String("cwd", "", "folder to run in, relative to the workspace root")
+	c.Flags().Bool("auto-background", true, fmt.Sprintf("turn a command still running after %d s into a background task (--auto-background=false waits)",
+		int(exec.AutoBackgroundAfter.Seconds())))
+	addArgsFlag(c, opts)
+	return c
+}

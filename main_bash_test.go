@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run the real mcode CLI (the test binary under the name
+// mcode, on PATH through testscript.Main) as a separate process, so that
+// they can signal it and measure it.
+
+func mcodeCmd(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("process trees are tracked on Linux")
+	}
+	c := exec.Command("mcode", args...)
+	home := t.TempDir()
+	c.Env = append(os.Environ(), "MCODE_HOME="+filepath.Join(home, "mcode-home"), "HOME="+home, "XDG_CONFIG_HOME="+home, "CI=true")
+	c.Dir = home
+	return c
+}
+
+// running lists the live processes whose command line has arg.
+func running(arg string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		for _, a := range bytes.Split(cmdline, []byte{0}) {
+			if string(a) == arg {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+func TestBashInterruptedBySignal(t *testing.T) {
+	for i, mode := range []string{"--auto-background=true", "--auto-background=false"} {
+		for j, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			arg := fmt.Sprintf("%d.%d%d", 960+os.Getpid()%30, i, j)
+			marker := filepath.Join(t.TempDir(), "trapped")
+			c := mcodeCmd(t, "bash", mode, fmt.Sprintf("trap 'echo trapped > %s; exit 9' TERM; sleep %s & wait", marker, arg))
+			var out bytes.Buffer
+			c.Stdout = &out
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				for _, pid := range running(arg) {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			for deadline := time.Now().Add(20 * time.Second); len(running(arg)) == 0; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: the command never started", mode)
+				}
+			}
+			c.Process.Signal(sig)
+			err := c.Wait()
+			var ee *exec.ExitError
+			if !errors_As(err, &ee) || ee.ExitCode() != 130 {
+				t.Errorf("%s %v: exit %v, want 130\n%s", mode, sig, err, out.String())
+			}
+			var env struct {
+				Error  struct{ Code string }
+				Result struct{ Status string }
+			}
+			if json.Unmarshal(out.Bytes(), &env) != nil || env.Error.Code != "interrupted" || env.Result.Status != "stopped" {
+				t.Errorf("%s %v: %s", mode, sig, out.String())
+			}
+			if data, _ := os.ReadFile(marker); string(data) != "trapped\n" {
+				t.Errorf("%s %v: the TERM trap did not run", mode, sig)
+			}
+			for deadline := time.Now().Add(2 * time.Second); len(running(arg)) > 0 && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if left := running(arg); len(left) > 0 {
+				t.Errorf("%s %v: still running: %v", mode, sig, left)
+			}
+		}
+	}
+}
+
+func errors_As(err error, target **exec.ExitError) bool {
+	ee, ok := err.(*exec.ExitError)
+	if ok {
+		*target = ee
+	}
+	return ok
+}
+
+// TestBashMemoryIsBounded: a gigabyte of output costs a fixed amount of
+// memory (head, ring and read buffer; the spool goes to disk).
+func TestBashMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 1 GiB through a pipe")
+	}
+	limit := int64(32 << 10) // KiB, performance.md P11
+	if raceEnabled {
+		limit = 160 << 10 // the race detector's shadow memory
+	}
+	for _, mode := range []string{"--auto-background=true", "--auto-background=false"} {
+		c := mcodeCmd(t, "bash", mode, "yes | head -c 1G")
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), `"bytes":1073741824`) {
+			t.Errorf("not all output was counted: %.300s", out)
+		}
+		rss := c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+		t.Logf("%s: peak RSS %d KiB", mode, rss)
+		if rss > limit {
+			t.Errorf("%s: peak RSS %d KiB, over %d KiB", mode, rss, limit)
+		}
+	}
+}

@@ -1,0 +1,504 @@
+// Package exec is the bash tool and its background tasks: a shell command
+// run with a time limit that really stops every process it started,
+// memory-bounded output spooled to a file, and an environment scrubbed of
+// credentials. Commands still running after a while, or started with
+// background, become tasks on disk that any later mcode process can read,
+// wait on and stop (task_list, task_output, task_wait, task_stop).
+package exec
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	osexec "os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Name is the bash tool's name.
+const Name = "bash"
+
+// Limits of the bash tool. The defaults of pkg/config's bash section are
+// the same numbers (a test keeps them equal).
+const (
+	// DefaultTimeout applies when the call gives none.
+	DefaultTimeout = 120 * time.Second
+	// MaxTimeout caps a foreground call; a larger request is cut to it.
+	MaxTimeout = 300 * time.Second
+	// AutoBackgroundAfter is when a foreground call still running becomes
+	// a background task.
+	AutoBackgroundAfter = 15 * time.Second
+	// BackgroundWatchdog is the least time a background task may run.
+	BackgroundWatchdog = 30 * time.Minute
+	// DefaultSpoolMiB caps the file that keeps the full output.
+	DefaultSpoolMiB = 256
+	// OutputCap is the most text output carries.
+	OutputCap = 24 * 1024
+	// HeadPercent of OutputCap shows the start of a long output; the rest
+	// shows its end.
+	HeadPercent = 45
+	// ExitTimeout is the exit status of a command that ran out of time.
+	ExitTimeout = 124
+)
+
+// Invocations: how a call ran (seed 001, "三类调用身份").
+const (
+	DirectForeground   = "direct_foreground"
+	ManagedForeground  = "managed_foreground"
+	ExplicitBackground = "explicit_background"
+)
+
+// Statuses of a run and of a task.
+const (
+	StatusRunning  = "running"
+	StatusExited   = "exited"
+	StatusTimedOut = "timed_out"
+	StatusStopped  = "stopped"
+	StatusLost     = "lost"
+)
+
+// Params are the bash tool's parameters.
+type Params struct {
+	Command        string   `json:"command"`
+	Timeout        *float64 `json:"timeout,omitempty"`
+	Background     bool     `json:"background,omitempty"`
+	KeepChildren   bool     `json:"keep_children,omitempty"`
+	Cwd            string   `json:"cwd,omitempty"`
+	AutoBackground *bool    `json:"auto_background,omitempty"`
+}
+
+// Result is what a bash call reports besides its output.
+type Result struct {
+	Command    string `json:"command"`
+	Cwd        string `json:"cwd"`
+	Shell      string `json:"shell"`
+	Invocation string `json:"invocation"`
+	// Status is exited, timed_out or stopped; running when the command
+	// became a background task.
+	Status   string `json:"status"`
+	ExitCode *int   `json:"exit_code"`
+	Signal   string `json:"signal"`
+	PID      int    `json:"pid"`
+	// TimeoutS is the time limit applied; RequestedTimeoutS is what the
+	// call asked for when it was cut to the maximum.
+	TimeoutS          float64  `json:"timeout_s"`
+	RequestedTimeoutS *float64 `json:"requested_timeout_s"`
+	TaskID            string   `json:"task_id"`
+	Bytes             int64    `json:"bytes"`
+	Lines             int64    `json:"lines"`
+	// FullOutputPath keeps the raw output when output was cut.
+	FullOutputPath    string `json:"full_output_path"`
+	SpoolDroppedBytes int64  `json:"spool_dropped_bytes"`
+	// Leftovers are processes still running when the main process exited;
+	// LeftoversAction says whether they were killed or kept as a task.
+	Leftovers       []procRef `json:"leftovers"`
+	LeftoversAction string    `json:"leftovers_action"`
+	// Survivors outlived SIGKILL.
+	Survivors   []procRef `json:"survivors"`
+	EnvSanitize string    `json:"env_sanitize"`
+	EnvRemoved  []string  `json:"env_removed"`
+	Notes       []string  `json:"notes"`
+}
+
+// Options are what the bash tool needs from its host.
+type Options struct {
+	// Shims, when set and bash.trashShim is on, is called before each run
+	// and returns a folder to put first on PATH (the rm shim). An error
+	// refuses the command: it never runs without the shim.
+	Shims func(ctx context.Context, env *tool.Env) (dir string, err error)
+	// Environ is the environment commands inherit (default os.Environ).
+	Environ func() []string
+	// Executable is the mcode binary that runs supervisors (default
+	// os.Executable).
+	Executable func() (string, error)
+}
+
+var (
+	//go:embed bash.md
+	bashDescription string
+	//go:embed bash.schema.json
+	bashSchema string
+)
+
+// templateData are the limits the descriptions and schemas quote (built
+// when a tool is, not at init).
+func templateData() map[string]any {
+	return map[string]any{
+		"DefaultTimeoutS":    int(DefaultTimeout / time.Second),
+		"MaxTimeoutS":        int(MaxTimeout / time.Second),
+		"AutoBackgroundS":    int(AutoBackgroundAfter / time.Second),
+		"WatchdogMin":        int(BackgroundWatchdog / time.Minute),
+		"OutputCapKiB":       OutputCap / 1024,
+		"HeadPercent":        HeadPercent,
+		"KillGraceS":         int(KillGrace / time.Second),
+		"ExitTimeout":        ExitTimeout,
+		"TaskOutputCapKiB":   OutputCap / 1024,
+		"DefaultTaskWaitS":   int(DefaultTaskWait / time.Second),
+		"TaskOutputMaxWaitS": int(MaxTaskOutputWait / time.Second),
+		"TaskListName":       TaskListName,
+		"TaskOutputName":     TaskOutputName,
+		"TaskWaitName":       TaskWaitName,
+		"TaskStopName":       TaskStopName,
+		"BashName":           Name,
+		"StatusRunning":      StatusRunning,
+		"StatusExited":       StatusExited,
+		"StatusTimedOut":     StatusTimedOut,
+		"StatusStopped":      StatusStopped,
+		"StatusLost":         StatusLost,
+		"TaskRetentionDays":  int(TaskRetention / (24 * time.Hour)),
+	}
+}
+
+// Tool is the bash tool.
+func Tool(o Options) *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: Name, Mode: tool.Sequential,
+		// No generic deadline: bash enforces its own limits and reports
+		// them (Command timed out after N seconds, exit 124).
+		Timeout:     0,
+		Description: bashDescription, Schema: bashSchema, Data: templateData(),
+	}, o.run)
+}
+
+func (o Options) environ() []string {
+	if o.Environ != nil {
+		return o.Environ()
+	}
+	return os.Environ()
+}
+
+func (o Options) executable() (string, error) {
+	if o.Executable != nil {
+		return o.Executable()
+	}
+	return os.Executable()
+}
+
+// plan is how a call will run.
+type plan struct {
+	invocation string
+	// limit stops the command (0: never); requested is what the call
+	// asked for (0: nothing), capped says the request was cut.
+	limit     time.Duration
+	requested time.Duration
+	capped    bool
+	// autoAfter hands a managed call to the background (0: never).
+	autoAfter time.Duration
+	// leftoverLimit is the watchdog of leftovers kept as a task.
+	leftoverLimit time.Duration
+	keepChildren  bool
+}
+
+// makePlan applies the limits: foreground calls get the default time limit
+// unless they ask for one, at most the maximum; background calls have a
+// watchdog of the larger of BackgroundWatchdog and the request.
+func makePlan(p Params, cfg config.Bash) plan {
+	var requested time.Duration
+	if p.Timeout != nil && *p.Timeout > 0 {
+		requested = time.Duration(*p.Timeout * float64(time.Second))
+	}
+	pl := plan{requested: requested, keepChildren: p.KeepChildren, leftoverLimit: max(BackgroundWatchdog, requested)}
+	if p.Background {
+		pl.invocation = ExplicitBackground
+		pl.limit = requested
+		if pl.limit == 0 {
+			pl.limit = BackgroundWatchdog
+		}
+		return pl
+	}
+	pl.limit = requested
+	if pl.limit == 0 {
+		pl.limit = cfg.DefaultTimeout
+	}
+	if pl.limit > cfg.MaxTimeout {
+		pl.limit, pl.capped = cfg.MaxTimeout, true
+	}
+	auto := cfg.AutoBackgroundAfter > 0 && (p.AutoBackground == nil || *p.AutoBackground)
+	switch {
+	case auto && pl.limit > cfg.AutoBackgroundAfter:
+		pl.invocation, pl.autoAfter = ManagedForeground, cfg.AutoBackgroundAfter
+	case p.KeepChildren:
+		pl.invocation = ManagedForeground // only a supervisor can keep them
+	default:
+		pl.invocation = DirectForeground
+	}
+	return pl
+}
+
+// runSetup is everything a run needs, resolved before anything starts.
+type runSetup struct {
+	env      *tool.Env
+	plan     plan
+	job      jobSpec
+	taskDir  string
+	result   Result
+	spoolCap int64
+}
+
+func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
+	cfg := config.Defaults().Bash
+	if env.Config != nil {
+		cfg = env.Config.Bash
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "command is empty", Hint: "pass the shell command to run, e.g. mcode bash 'ls -la'"}
+	}
+	pl := makePlan(p, cfg)
+	cwd, err := workDir(env, p.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	environ := o.environ()
+	mode := envMode(cfg.EnvSanitize, environ)
+	var shimDir string
+	if o.Shims != nil && cfg.TrashShim {
+		if shimDir, err = o.Shims(ctx, env); err != nil {
+			return nil, &tool.Error{Code: tool.CodeDenied,
+				Message: fmt.Sprintf("command not run: the rm shim could not be set up (%v), and bash never runs without it", err),
+				Hint:    "fix the shims folder in MCODE_HOME, or set bash.trashShim: false to run with the system rm"}
+		}
+	}
+	childEnv, removed := sanitizeEnv(environ, mode, cfg.EnvAllow, shimDir)
+	id, dir, err := newTaskDir(env.DataDir)
+	if err != nil {
+		code := tool.CodeToolError
+		if errors.Is(err, fs.ErrPermission) {
+			code = tool.CodePermission
+		}
+		return nil, &tool.Error{Code: code, Message: fmt.Sprintf("command not run: cannot create its task folder: %v", err),
+			Hint: "MCODE_HOME must be a writable folder (it keeps each command's full output)"}
+	}
+	spoolCap := int64(cfg.MaxSpoolMiB) << 20
+	rs := &runSetup{
+		env: env, plan: pl, taskDir: dir, spoolCap: spoolCap,
+		job: jobSpec{
+			ID: id, Shell: shellPath(), Command: p.Command, Dir: cwd, Env: childEnv,
+			SpoolPath: spoolPath(dir), SpoolCap: spoolCap,
+		},
+		result: Result{
+			Command: p.Command, Cwd: cwd, Shell: shellPath(), Invocation: pl.invocation,
+			TimeoutS: pl.limit.Seconds(), EnvSanitize: mode, EnvRemoved: removed,
+		},
+	}
+	if pl.capped {
+		req := pl.requested.Seconds()
+		rs.result.RequestedTimeoutS = &req
+		rs.note("the requested timeout of %s was cut to the %s foreground maximum; use background for longer commands",
+			seconds(pl.requested), seconds(pl.limit))
+	}
+	if pl.invocation == DirectForeground {
+		return o.runDirect(ctx, rs)
+	}
+	return o.runSupervised(ctx, rs)
+}
+
+func (rs *runSetup) note(format string, args ...any) {
+	rs.result.Notes = append(rs.result.Notes, fmt.Sprintf(format, args...))
+}
+
+// workDir resolves cwd against the workspace root and checks it.
+func workDir(env *tool.Env, cwd string) (string, error) {
+	if cwd == "" {
+		return env.Root, nil
+	}
+	abs := env.Abs(cwd)
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fsutil.NotFound(cwd, abs)
+	case err != nil:
+		return "", &tool.Error{Code: tool.CodePermission, Message: fmt.Sprintf("cwd %s: %v", cwd, err)}
+	case !info.IsDir():
+		return "", &tool.Error{Code: tool.CodeNotADirectory, Message: fmt.Sprintf("cwd %s is not a directory", cwd),
+			Hint: "pass the folder to run the command in"}
+	}
+	return abs, nil
+}
+
+var (
+	shellOnce sync.Once
+	shell     string
+)
+
+// shellPath is /bin/bash, else bash on PATH, else sh.
+func shellPath() string {
+	shellOnce.Do(func() {
+		shell = "/bin/sh"
+		if info, err := os.Stat("/bin/bash"); err == nil && info.Mode()&0o111 != 0 {
+			shell = "/bin/bash"
+		} else if p, err := osexec.LookPath("bash"); err == nil {
+			shell = p
+		} else if p, err := osexec.LookPath("sh"); err == nil {
+			shell = p
+		}
+	})
+	return shell
+}
+
+// runDirect runs the command as a child of this process: no supervisor,
+// so it cannot outlive the call.
+func (o Options) runDirect(ctx context.Context, rs *runSetup) (*tool.Response, error) {
+	j, err := startJob(rs.job)
+	if err != nil {
+		removeTaskDir(rs.taskDir)
+		return nil, startError(rs, err)
+	}
+	rs.result.PID = j.pid
+	ended := make(chan struct{})
+	defer close(ended)
+	rec := j.drive(control{limit: rs.plan.limit, stop: stopOnDone(ctx, j.started, ended)})
+	return rs.finish(rec, j.capture.view(rs.job.SpoolPath))
+}
+
+func startError(rs *runSetup, err error) error {
+	return &tool.Error{Code: tool.CodeToolError,
+		Message: fmt.Sprintf("could not start %s: %v", rs.job.Shell, err),
+		Hint:    "check that the shell exists and the cwd is readable"}
+}
+
+// stopOnDone turns the call's cancellation into a stop request: a
+// deadline is a time-out, anything else an interruption.
+func stopOnDone(ctx context.Context, started time.Time, ended <-chan struct{}) <-chan stopRequest {
+	stop := make(chan stopRequest, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop <- stopFor(ctx, started)
+		case <-ended:
+		}
+	}()
+	return stop
+}
+
+func stopFor(ctx context.Context, started time.Time) stopRequest {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		req := stopRequest{Status: StatusTimedOut, Reason: "the call's deadline passed"}
+		if d, ok := ctx.Deadline(); ok {
+			req.Limit = d.Sub(started).Round(time.Second)
+		}
+		return req
+	}
+	return stopRequest{Status: StatusStopped, Reason: "mcode was interrupted"}
+}
+
+// finish turns a finished run into the response: rendered output, the
+// spool kept only when output was cut, the error that carries the status.
+func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) {
+	r := &rs.result
+	text, truncated := renderOutput(view)
+	r.Bytes, r.Lines = rec.Output.Bytes, rec.Output.Lines
+	r.Status, r.Signal = rec.Status, rec.Signal
+	code := rec.ExitCode
+	r.ExitCode = &code
+	r.Survivors = rec.Survivors
+	r.Leftovers = rec.Leftovers
+	if len(rec.Leftovers) > 0 && r.LeftoversAction == "" {
+		r.LeftoversAction = "killed"
+		rs.note("%s still running when the command exited and %s killed (%s); pass keep_children to keep them as a background task",
+			plural(len(rec.Leftovers), "process was", "processes were"), pronoun(len(rec.Leftovers)), describe(rec.Leftovers))
+	}
+	if len(rec.Survivors) > 0 {
+		rs.note("%s survived SIGKILL: %s", plural(len(rec.Survivors), "process", "processes"), describe(rec.Survivors))
+	}
+	if rec.Output.SpoolError != "" {
+		rs.note("the full-output file stopped early: %s", rec.Output.SpoolError)
+	}
+	resp := &tool.Response{Result: r, Truncated: truncated}
+	if truncated {
+		r.FullOutputPath = view.Path
+		r.SpoolDroppedBytes = rec.Output.Bytes - rec.Output.SpoolBytes
+		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+		gcTasks(rs.env.DataDir, time.Now())
+	} else if r.TaskID == "" {
+		removeTaskDir(rs.taskDir)
+	}
+	resp.Output = withNotes(text, r.Notes)
+	return resp, statusError(rec)
+}
+
+func readSpoolHint(path string) string {
+	return fmt.Sprintf("the full output is in %s: search it with `mcode grep PATTERN %s` or page it with `mcode read %s --offset N`; do not re-run a command that may have side effects just to see more of its output", path, path, path)
+}
+
+// statusError is the error a finished run reports: none for exit 0.
+func statusError(rec record) error {
+	switch rec.Status {
+	case StatusTimedOut:
+		return &tool.Error{Code: tool.CodeTimeout,
+			Message: fmt.Sprintf("Command timed out after %s", seconds(rec.Limit())),
+			Hint:    fmt.Sprintf("raise timeout (at most %s in the foreground), or run it with background and follow it with mcode task output", seconds(MaxTimeout))}
+	case StatusStopped:
+		return &tool.Error{Code: tool.CodeInterrupted, Message: "Command stopped: " + rec.Reason}
+	}
+	if rec.ExitCode == 0 {
+		return nil
+	}
+	e := &tool.Error{Code: tool.CodeExitStatus, Message: fmt.Sprintf("Command exited with code %d", rec.ExitCode), Exit: rec.ExitCode}
+	switch {
+	case rec.Signal != "":
+		e.Message += " (killed by " + rec.Signal + ")"
+	case rec.ExitCode == 127:
+		e.Hint = "command not found: check its name and PATH"
+	case rec.ExitCode == 126:
+		e.Hint = "the file is not executable: check its mode, or run it through its interpreter"
+	}
+	return e
+}
+
+// withNotes appends the notes to the output, one per line.
+func withNotes(text string, notes []string) string {
+	if len(notes) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	if !strings.HasSuffix(text, "\n") {
+		b.WriteByte('\n')
+	}
+	for _, n := range notes {
+		b.WriteString("\n[mcode] " + n)
+	}
+	return b.String()
+}
+
+func seconds(d time.Duration) string {
+	s := d.Seconds()
+	if s == float64(int64(s)) {
+		return fmt.Sprintf("%d seconds", int64(s))
+	}
+	return fmt.Sprintf("%.1f seconds", s)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+func describe(ps []procRef) string {
+	parts := make([]string, 0, len(ps))
+	for i, p := range ps {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ps)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("pid %d %s", p.PID, p.Command))
+	}
+	return strings.Join(parts, ", ")
+}

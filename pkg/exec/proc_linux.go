@@ -1,0 +1,250 @@
+//go:build linux
+
+package exec
+
+import (
+	"bytes"
+	"os"
+	ossignal "os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+var (
+	subreaperOnce sync.Once
+	subreaperErr  error
+)
+
+// becomeSubreaper makes this process the child subreaper of everything it
+// starts: a descendant orphaned by a double fork or a setsid is re-parented
+// here instead of to init, so the whole tree stays in reach and is reaped.
+func becomeSubreaper() error {
+	subreaperOnce.Do(func() {
+		subreaperErr = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	})
+	return subreaperErr
+}
+
+var defaultSignalsOnce sync.Once
+
+// defaultSignals makes sure the shell starts with SIGPIPE and SIGINT at
+// their default action: signals this process ignores (as it may have been
+// started) would stay ignored in the command, and `yes | head` would then
+// end with "yes: Broken pipe" instead of quietly. Caught signals are reset
+// by exec, so catching them here is enough.
+func defaultSignals() {
+	defaultSignalsOnce.Do(func() {
+		sink := make(chan os.Signal, 1)
+		ossignal.Notify(sink, unix.SIGPIPE)
+		if ossignal.Ignored(unix.SIGINT) {
+			ossignal.Notify(sink, unix.SIGINT)
+		}
+		go func() {
+			for range sink {
+			}
+		}()
+	})
+}
+
+var inheritedOnce sync.Once
+
+// closeInheritedFDs marks every descriptor above stderr close-on-exec.
+// Descriptors this process inherited without that flag (a caller's pipe)
+// would otherwise pass to the command, and a daemon it leaves behind
+// could hold the caller's pipe open for ever. Go opens its own with the
+// flag set, so doing it once is enough.
+func closeInheritedFDs() {
+	inheritedOnce.Do(func() {
+		f, err := os.Open("/proc/self/fd")
+		if err != nil {
+			return
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		for _, n := range names {
+			if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+				unix.CloseOnExec(fd)
+			}
+		}
+	})
+}
+
+// shellAttr starts the shell in its own session, so its own process group
+// and no controlling terminal (nothing can open /dev/tty and wait for a
+// person), and kills it if its parent dies.
+func shellAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// supervisorAttr detaches a supervisor from mcode's session and terminal,
+// so it outlives mcode when the task goes to the background.
+func supervisorAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setsid: true}
+}
+
+// proc is one process as /proc/PID/stat shows it.
+type proc struct {
+	PID   int
+	PPID  int
+	SID   int // session
+	State byte
+	// Start is the start time in clock ticks since boot: with PID, it
+	// names a process even after its PID is reused.
+	Start uint64
+	Comm  string
+}
+
+func (p proc) dead() bool { return p.State == 'Z' || p.State == 'X' }
+
+// readProc reads /proc/PID/stat; ok is false when the process is gone.
+func readProc(pid int) (p proc, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return proc{}, false
+	}
+	return parseStat(data)
+}
+
+// parseStat parses "pid (comm) state ppid pgrp session … starttime …";
+// comm may hold spaces and parentheses, so fields count from the last ')'.
+func parseStat(data []byte) (proc, bool) {
+	open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+	if open < 0 || end < open {
+		return proc{}, false
+	}
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(data[:open])))
+	if err != nil {
+		return proc{}, false
+	}
+	fields := bytes.Fields(data[end+1:])
+	const stateField, ppidField, sidField, startField = 0, 1, 3, 19 // stat fields 3, 4, 6 and 22
+	if len(fields) <= startField || len(fields[stateField]) == 0 {
+		return proc{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(fields[ppidField]))
+	sid, err2 := strconv.Atoi(string(fields[sidField]))
+	start, err3 := strconv.ParseUint(string(fields[startField]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return proc{}, false
+	}
+	return proc{PID: pid, PPID: ppid, SID: sid, State: fields[stateField][0], Start: start, Comm: string(data[open+1 : end])}, true
+}
+
+var (
+	childrenFileOnce sync.Once
+	childrenFileOK   bool
+)
+
+// childrenOf lists pid's children from /proc/PID/task/*/children, or from
+// a scan of /proc on kernels built without that file.
+func childrenOf(pid int) []int {
+	childrenFileOnce.Do(func() {
+		_, err := os.Stat("/proc/self/task/" + strconv.Itoa(unix.Gettid()) + "/children")
+		childrenFileOK = err == nil
+	})
+	if !childrenFileOK {
+		return scanChildren(pid)
+	}
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	tids, _ := f.Readdirnames(-1)
+	f.Close()
+	var kids []int
+	for _, tid := range tids {
+		data, err := os.ReadFile(dir + "/" + tid + "/children")
+		if err != nil {
+			continue
+		}
+		for _, field := range bytes.Fields(data) {
+			if n, err := strconv.Atoi(string(field)); err == nil {
+				kids = append(kids, n)
+			}
+		}
+	}
+	return kids
+}
+
+// allPIDs lists every process in /proc.
+func allPIDs() []int {
+	f, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	pids := make([]int, 0, len(names))
+	for _, n := range names {
+		if pid, err := strconv.Atoi(n); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func scanChildren(parent int) []int {
+	var kids []int
+	for _, pid := range allPIDs() {
+		if p, ok := readProc(pid); ok && p.PPID == parent {
+			kids = append(kids, pid)
+		}
+	}
+	return kids
+}
+
+// hasEnv says whether the process was started with the exact NAME=VALUE
+// entry kv in its environment. Processes of other users are unreadable
+// and never match.
+func hasEnv(pid int, kv string) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	return bytes.HasPrefix(data, []byte(kv+"\x00")) || bytes.Contains(data, []byte("\x00"+kv+"\x00"))
+}
+
+// terminate asks a process to end: SIGTERM, and SIGCONT so that a stopped
+// process can act on it. A process already gone is not an error.
+func terminate(pid int) {
+	_ = unix.Kill(pid, unix.SIGTERM)
+	_ = unix.Kill(pid, unix.SIGCONT)
+}
+
+// forceKill ends a process with SIGKILL.
+func forceKill(pid int) {
+	_ = unix.Kill(pid, unix.SIGKILL)
+}
+
+// reap collects a dead child's exit status so it leaves no zombie.
+func reap(pid int) {
+	var ws unix.WaitStatus
+	_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+}
+
+// growPipe enlarges a pipe's buffer so a chatty command blocks less often
+// on it; failure (the per-user pipe quota) only costs speed.
+func growPipe(f *os.File) {
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) {
+			_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeBufferSize)
+		})
+	}
+}
+
+// exitOf reads a wait status as the shell would report it: the exit code,
+// or 128+N and the signal's name when signal N killed the process.
+func exitOf(ps *os.ProcessState) (code int, sig string) {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok {
+		return ps.ExitCode(), ""
+	}
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
+	}
+	return ws.ExitStatus(), ""
+}

@@ -1,0 +1,285 @@
+package exec
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcode-dev/mcode/pkg/config"
+)
+
+func TestCleanText(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain\n", "plain\n"},
+		{"\x1b[31mred\x1b[0m and \x1b[1;32mbold green\x1b[m\n", "red and bold green\n"},
+		{"crlf\r\nline\r\n", "crlf\nline\n"},
+		{"10%\r50%\r100%\ndone\n", "100%\ndone\n"},
+		{"10%\r50%\r", "50%"},                                     // cut mid-frame: the last frame drawn
+		{"progress 3/3\r\x1b[Kfinished\n", "finished\n"},          // erase-line then rewrite
+		{"title\x1b]0;window title\x07 after\n", "title after\n"}, // OSC with BEL
+		{"osc\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\n", "osclink\n"},
+		{"bell\x07 nul\x00 del\x7f\n", "bell nul del\n"},
+		{"b\bbold\n", "bold\n"},
+		{"tab\there\n", "tab\there\n"},
+		{"charset\x1b(Bok\n", "charsetok\n"},
+		{"cut\x1b[3", "cut"},
+		{"lone\x1b", "lone"},
+		{"open\x1bXstring\nnext\n", "open\nnext\n"}, // an unterminated string sequence stops at the line end
+		{"bad utf8 \xff\xfe ok\n", "bad utf8 \uFFFD ok\n"},
+		{"日本語\r\n", "日本語\n"},
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := cleanText([]byte(c.in)); got != c.want {
+			t.Errorf("cleanText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzCleanText(f *testing.F) {
+	for _, s := range []string{"a\x1b[31mb\r\nc", "x\ry\rz", "\x1b]0;t\x07", "\b\b", "\xff"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out := cleanText(in)
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out of %q", in)
+		}
+		if strings.ContainsAny(out, "\x1b\r\b\x00") {
+			t.Fatalf("control bytes left in %q (from %q)", out, in)
+		}
+		if strings.Count(out, "\n") != bytes.Count(in, []byte{'\n'}) {
+			t.Fatalf("line count changed: %q -> %q", in, out)
+		}
+		if again := cleanText([]byte(out)); again != out {
+			t.Fatalf("not idempotent: %q -> %q", out, again)
+		}
+	})
+}
+
+// numbered returns "1\n2\n…n\n".
+func numbered(n int) []byte {
+	var b bytes.Buffer
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.Bytes()
+}
+
+func viewOf(all []byte, spool int64) outputView {
+	return outputView{
+		Head: all[:min(len(all), OutputCap)], Tail: all[max(0, len(all)-OutputCap):],
+		Bytes: int64(len(all)), Lines: int64(bytes.Count(all, []byte{'\n'})),
+		SpoolBytes: min(int64(len(all)), spool), Path: "/data/tasks/b1/output.log",
+	}
+}
+
+func TestRenderOutputFits(t *testing.T) {
+	if got, cut := renderOutput(outputView{}); got != noOutput || cut {
+		t.Errorf("empty: %q %v", got, cut)
+	}
+	exact := bytes.Repeat([]byte("x"), OutputCap)
+	if got, cut := renderOutput(viewOf(exact, 1<<30)); cut || len(got) != OutputCap {
+		t.Errorf("exactly the cap: cut=%v len=%d", cut, len(got))
+	}
+}
+
+func TestRenderOutputHeadAndTail(t *testing.T) {
+	all := numbered(100000)
+	got, cut := renderOutput(viewOf(all, 1<<30))
+	if !cut {
+		t.Fatal("not truncated")
+	}
+	if len(got) > OutputCap {
+		t.Errorf("output is %d bytes, over the %d cap", len(got), OutputCap)
+	}
+	head, rest, ok := strings.Cut(got, "\n[… ")
+	if !ok {
+		t.Fatalf("no marker in %q…", got[:200])
+	}
+	marker, tail, _ := strings.Cut(rest, "…]\n")
+	if !strings.HasPrefix(head, "1\n2\n") || !strings.HasSuffix(tail, "99999\n100000\n") {
+		t.Errorf("head %q… tail …%q", head[:10], tail[len(tail)-20:])
+	}
+	if headShare := float64(len(head)+1) / OutputCap; headShare > 0.46 || headShare < 0.40 {
+		t.Errorf("head is %.0f%% of the cap, want about %d%%", headShare*100, HeadPercent)
+	}
+	// The marker's counts are exact: everything not shown.
+	shownLines := strings.Count(head+"\n", "\n") + strings.Count(tail, "\n") - 1
+	wantLines := 100000 - shownLines
+	wantBytes := len(all) - len(head) - 1 - len(tail)
+	want := fmt.Sprintf("%d lines, %s omitted; the full output is in /data/tasks/b1/output.log ", wantLines, humanBytes(int64(wantBytes)))
+	if marker != want {
+		t.Errorf("marker %q\nwant   %q", marker, want)
+	}
+}
+
+func TestRenderOutputSpoolCapped(t *testing.T) {
+	all := numbered(300000)
+	got, _ := renderOutput(viewOf(all, 1<<20))
+	if !strings.Contains(got, "/data/tasks/b1/output.log keeps the first 1.0 MiB of it") {
+		t.Errorf("marker does not say the spool was capped: %q", got[strings.Index(got, "[…"):][:150])
+	}
+}
+
+func TestRenderOutputSplitsNoRune(t *testing.T) {
+	all := bytes.Repeat([]byte("é"), OutputCap) // two bytes each, no newline
+	got, cut := renderOutput(viewOf(all, 1<<30))
+	if !cut || !utf8.ValidString(got) || strings.Contains(got, "\uFFFD") {
+		t.Errorf("cut=%v, a rune was split: %q", cut, got[len(got)-20:])
+	}
+}
+
+func TestHumanBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 256 << 20: "256.0 MiB", 3 << 30: "3.0 GiB"} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestConfigDefaultsAreTheConstants(t *testing.T) {
+	b := config.Defaults().Bash
+	if b.DefaultTimeout != DefaultTimeout || b.MaxTimeout != MaxTimeout || b.AutoBackgroundAfter != AutoBackgroundAfter ||
+		b.MaxSpoolMiB != DefaultSpoolMiB || !b.TrashShim || b.EnvSanitize != "" {
+		t.Errorf("config defaults %+v differ from pkg/exec's constants", b)
+	}
+}
+
+func TestMakePlan(t *testing.T) {
+	secs := func(f float64) *float64 { return &f }
+	no := false
+	cfg := config.Defaults().Bash
+	noAuto := cfg
+	noAuto.AutoBackgroundAfter = 0
+	cases := []struct {
+		name string
+		p    Params
+		cfg  config.Bash
+		want plan
+	}{
+		{"default", Params{}, cfg, plan{invocation: ManagedForeground, limit: 120 * time.Second, autoAfter: 15 * time.Second, leftoverLimit: 30 * time.Minute}},
+		{"short limit runs direct", Params{Timeout: secs(2)}, cfg, plan{invocation: DirectForeground, limit: 2 * time.Second, requested: 2 * time.Second, leftoverLimit: 30 * time.Minute}},
+		{"cut to the maximum", Params{Timeout: secs(900)}, cfg, plan{invocation: ManagedForeground, limit: 300 * time.Second, requested: 900 * time.Second, capped: true, autoAfter: 15 * time.Second, leftoverLimit: 30 * time.Minute}},
+		{"auto off by flag", Params{AutoBackground: &no}, cfg, plan{invocation: DirectForeground, limit: 120 * time.Second, leftoverLimit: 30 * time.Minute}},
+		{"auto off by config", Params{}, noAuto, plan{invocation: DirectForeground, limit: 120 * time.Second, leftoverLimit: 30 * time.Minute}},
+		{"keep children needs a supervisor", Params{Timeout: secs(2), KeepChildren: true}, cfg, plan{invocation: ManagedForeground, limit: 2 * time.Second, requested: 2 * time.Second, keepChildren: true, leftoverLimit: 30 * time.Minute}},
+		{"background watchdog", Params{Background: true}, cfg, plan{invocation: ExplicitBackground, limit: 30 * time.Minute, leftoverLimit: 30 * time.Minute}},
+		{"background with a longer timeout", Params{Background: true, Timeout: secs(3600)}, cfg, plan{invocation: ExplicitBackground, limit: time.Hour, requested: time.Hour, leftoverLimit: time.Hour}},
+		{"background with a shorter timeout", Params{Background: true, Timeout: secs(60)}, cfg, plan{invocation: ExplicitBackground, limit: time.Minute, requested: time.Minute, leftoverLimit: 30 * time.Minute}},
+	}
+	for _, c := range cases {
+		if diff := cmp.Diff(c.want, makePlan(c.p, c.cfg), cmp.AllowUnexported(plan{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+func names(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// testEnviron has a bit of everything the modes tell apart.
+var testEnviron = []string{
+	"PATH=/usr/bin:/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=dumb", "XDG_RUNTIME_DIR=/run/user/1",
+	"MCODE_APPROVAL=appr-1", "MCODE_GUARD_TOKEN=g", "MCODE_HOME=/data", "MCODE_ROLE=explore",
+	"MCODE_PROVIDER_API_KEY=k0", "ANTHROPIC_API_KEY=k1", "INPUT_ANTHROPIC_API_KEY=k2", "OPENAI_API_KEY=k3",
+	"OTEL_EXPORTER_OTLP_HEADERS=h", "AWS_SECRET_ACCESS_KEY=s", "AWS_ACCESS_KEY_ID=id", "AZURE_CLIENT_SECRET=a",
+	"GOOGLE_APPLICATION_CREDENTIALS=/g.json", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=o", "ACTIONS_ID_TOKEN_REQUEST_URL=u",
+	"GH_TOKEN=gh", "GITHUB_TOKEN=gt", "NPM_TOKEN=n", "DB_PASSWORD=p", "STRIPE_SECRET=st", "SSH_AUTH_SOCK=/s",
+	"GIT_AUTHOR_NAME=me", "KEYBOARD=x", "MY_API_KEY=m", "ALLOWED_TOKEN=ok",
+	"EDITOR=vim", "PAGER=less", "MCODE_BASH_JOB=parent",
+}
+
+func TestSanitizeEnvModes(t *testing.T) {
+	layerA := []string{"MCODE_APPROVAL", "MCODE_GUARD_TOKEN"}
+	scrub := []string{"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "AZURE_CLIENT_SECRET",
+		"GOOGLE_APPLICATION_CREDENTIALS", "INPUT_ANTHROPIC_API_KEY", "MCODE_PROVIDER_API_KEY", "OPENAI_API_KEY", "OTEL_EXPORTER_OTLP_HEADERS"}
+	strict := append(slices.Clone(scrub), "ACTIONS_ID_TOKEN_REQUEST_URL", "AWS_ACCESS_KEY_ID", "DB_PASSWORD", "GH_TOKEN", "GITHUB_TOKEN", "MY_API_KEY", "NPM_TOKEN", "SSH_AUTH_SOCK", "STRIPE_SECRET")
+	sorted := func(lists ...[]string) []string {
+		var out []string
+		for _, l := range lists {
+			out = append(out, l...)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, c := range []struct {
+		mode string
+		want []string
+	}{
+		{EnvOff, sorted(layerA)},
+		{EnvScrub, sorted(layerA, scrub)},
+		{EnvStrict, sorted(layerA, strict)},
+	} {
+		env, removed := sanitizeEnv(testEnviron, c.mode, []string{"ALLOWED_*"}, "")
+		if diff := cmp.Diff(c.want, removed); diff != "" {
+			t.Errorf("%s: removed (-want +got):\n%s", c.mode, diff)
+		}
+		for _, name := range removed {
+			if slices.Contains(names(env), name) {
+				t.Errorf("%s: %s reported removed but still set", c.mode, name)
+			}
+		}
+		for _, keep := range []string{"PATH", "HOME", "LANG", "LC_ALL", "XDG_RUNTIME_DIR", "TERM", "MCODE_HOME", "MCODE_ROLE", "GIT_AUTHOR_NAME", "KEYBOARD", "ALLOWED_TOKEN"} {
+			if !slices.Contains(names(env), keep) {
+				t.Errorf("%s: %s was removed", c.mode, keep)
+			}
+		}
+		for _, kv := range nonInteractive {
+			if !slices.Contains(env, kv) {
+				t.Errorf("%s: %s not set", c.mode, kv)
+			}
+		}
+		if slices.Contains(env, "EDITOR=vim") || slices.Contains(names(env), jobMarkerVar) {
+			t.Errorf("%s: the caller's EDITOR or job marker leaked: %v", c.mode, env)
+		}
+		if n := len(names(env)); n != len(slices.Compact(names(env))) {
+			t.Errorf("%s: duplicate names in %v", c.mode, names(env))
+		}
+	}
+}
+
+func TestEnvModeAuto(t *testing.T) {
+	for _, c := range []struct {
+		configured string
+		environ    []string
+		want       string
+	}{
+		{"", nil, EnvOff},
+		{"", []string{"CI=true"}, EnvScrub},
+		{"", []string{"CI=1"}, EnvScrub},
+		{"", []string{"GITHUB_ACTIONS=true"}, EnvScrub},
+		{"", []string{"CI=false"}, EnvOff},
+		{"", []string{"CI=0", "GITHUB_ACTIONS="}, EnvOff},
+		{EnvOff, []string{"CI=true"}, EnvOff},
+		{EnvStrict, nil, EnvStrict},
+	} {
+		if got := envMode(c.configured, c.environ); got != c.want {
+			t.Errorf("envMode(%q, %v) = %q, want %q", c.configured, c.environ, got, c.want)
+		}
+	}
+}
+
+func TestSetPathFront(t *testing.T) {
+	env := setPathFront([]string{"A=1", "PATH=/usr/bin"}, "/shims")
+	if !slices.Contains(env, "PATH=/shims:/usr/bin") {
+		t.Errorf("got %v", env)
+	}
+	env = setPathFront([]string{"A=1"}, "/shims")
+	if !slices.Contains(env, "PATH=/shims:"+defaultPath) {
+		t.Errorf("no PATH: got %v", env)
+	}
+}

@@ -1,0 +1,98 @@
+package exec
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// outputView is what rendering needs of a command's output: its first and
+// last bytes and the counts of the whole stream.
+type outputView struct {
+	Head       []byte // the first min(OutputCap, Bytes) bytes of the output
+	Tail       []byte // the last min(OutputCap, Bytes) bytes of the output
+	Bytes      int64  // everything the command wrote
+	Lines      int64  // newlines in everything the command wrote
+	SpoolBytes int64  // how much of it the spool file kept
+	Path       string // the spool file
+}
+
+// noOutput is the text of a command that printed nothing.
+const noOutput = "(no output)"
+
+// renderOutput builds the text a model reads: the whole output when it
+// fits in OutputCap, else its first HeadPercent from the start and the rest
+// from its end, with a marker between that counts what was left out and
+// names the file that has it. truncated says whether anything was left out.
+func renderOutput(v outputView) (text string, truncated bool) {
+	if v.Bytes == 0 {
+		return noOutput, false
+	}
+	if v.Bytes <= OutputCap && int64(len(v.Head)) == v.Bytes {
+		return cleanText(v.Head), false
+	}
+	h := v.Head[:min(len(v.Head), OutputCap*HeadPercent/100)]
+	if nl := bytes.LastIndexByte(h, '\n'); nl >= len(h)/2 {
+		h = h[:nl+1] // end on a whole line when one is near
+	} else {
+		h = trimPartialRuneEnd(h)
+	}
+	// The marker's numbers can only shrink once the tail is chosen, so
+	// one built from the totals bounds its length.
+	room := OutputCap - len(h) - len(marker(v, v.Bytes, v.Lines))
+	t := v.Tail[len(v.Tail)-max(0, min(len(v.Tail), room)):]
+	if nl := bytes.IndexByte(t, '\n'); nl >= 0 && nl < len(t)/2 {
+		t = t[nl+1:] // start on a whole line when one is near
+	} else {
+		t = trimPartialRuneStart(t)
+	}
+	omittedBytes := v.Bytes - int64(len(h)) - int64(len(t))
+	omittedLines := v.Lines - int64(bytes.Count(h, []byte{'\n'})) - int64(bytes.Count(t, []byte{'\n'}))
+	// Only a spool that lost its head (a full disk) can make these negative.
+	omittedBytes, omittedLines = max(0, omittedBytes), max(0, omittedLines)
+	return cleanText(h) + marker(v, omittedBytes, omittedLines) + cleanText(t), true
+}
+
+// marker is the line between head and tail.
+func marker(v outputView, omittedBytes, omittedLines int64) string {
+	where := "the full output is in " + v.Path
+	if v.SpoolBytes < v.Bytes {
+		where = fmt.Sprintf("%s keeps the first %s of it", v.Path, humanBytes(v.SpoolBytes))
+	}
+	return fmt.Sprintf("\n[… %d lines, %s omitted; %s …]\n", omittedLines, humanBytes(omittedBytes), where)
+}
+
+// trimPartialRuneEnd drops a UTF-8 sequence cut off at the end of b.
+func trimPartialRuneEnd(b []byte) []byte {
+	for k := 1; k <= utf8.UTFMax && k <= len(b); k++ {
+		if utf8.RuneStart(b[len(b)-k]) {
+			if !utf8.FullRune(b[len(b)-k:]) {
+				return b[:len(b)-k]
+			}
+			return b
+		}
+	}
+	return b
+}
+
+// trimPartialRuneStart drops continuation bytes at the start of b.
+func trimPartialRuneStart(b []byte) []byte {
+	for k := 0; k < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); k++ {
+		b = b[1:]
+	}
+	return b
+}
+
+// humanBytes writes a size the way people read it: 512 B, 1.5 KiB, 256.0 MiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

@@ -1,0 +1,433 @@
+package exec
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	ossignal "os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// SupervisorArg is the hidden first argument that makes mcode a task
+// supervisor: `mcode __exec-supervisor TASKDIR`. cmd.Main dispatches it
+// before building the command tree.
+const SupervisorArg = "__exec-supervisor"
+
+// A supervisor is a detached mcode process that owns one command's process
+// tree: it is the tree's subreaper, captures its output to the task
+// folder, enforces its limits and writes its exit record. Because it, not
+// the calling mcode, is the shell's parent, a foreground call can return a
+// task id and exit while the command keeps running, without a restart.
+//
+// The caller talks to it over two pipes. Its stdin carries the spec (one
+// JSON line) and then commands: "detach" (the caller is leaving; carry
+// on), "stop" and "timeout" (end the tree now). EOF before "detach" means
+// the caller died, and the tree is stopped with it. File descriptor 3
+// carries events back, one JSON line each: started, failed, kept (the main
+// process exited and its leftovers are kept running) and done.
+
+// supervisorSpec is the first line a supervisor reads.
+type supervisorSpec struct {
+	Job           jobSpec       `json:"job"`
+	Limit         time.Duration `json:"limit"`
+	KeepChildren  bool          `json:"keep_children"`
+	LeftoverLimit time.Duration `json:"leftover_limit"`
+	// Detached: nobody waits for this run (explicit background).
+	Detached bool `json:"detached"`
+}
+
+// event is one line from a supervisor.
+type event struct {
+	Event  string  `json:"event"`
+	PID    int     `json:"pid,omitempty"`
+	Error  string  `json:"error,omitempty"`
+	Record *record `json:"record,omitempty"`
+}
+
+// Supervisor control commands and events.
+const (
+	cmdDetach  = "detach"
+	cmdStop    = "stop"
+	cmdTimeout = "timeout"
+
+	evStarted = "started"
+	evFailed  = "failed"
+	evKept    = "kept"
+	evDone    = "done"
+)
+
+// Supervise is the supervisor process's main: args are what follows
+// SupervisorArg. It returns the process exit status.
+func Supervise(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(os.Stderr, "usage: mcode %s TASKDIR\n", SupervisorArg)
+		return 2
+	}
+	dir := args[0]
+	// The events pipe came as fd 3, which exec leaves open: without
+	// close-on-exec the command would inherit it.
+	syscall.CloseOnExec(3)
+	events := os.NewFile(3, "events")
+	send := func(ev event) {
+		data, _ := json.Marshal(ev)
+		_, _ = events.Write(append(data, '\n')) // the caller may be gone: EPIPE is fine
+	}
+	ctl := bufio.NewReader(os.Stdin)
+	line, err := ctl.ReadBytes('\n')
+	var spec supervisorSpec
+	if err == nil {
+		err = json.Unmarshal(line, &spec)
+	}
+	if err != nil {
+		send(event{Event: evFailed, Error: "reading the spec: " + err.Error()})
+		return 1
+	}
+	// The supervisor is its own session; only task stop (SIGTERM) and the
+	// control pipe end it. SIGHUP and SIGINT belong to terminals it left:
+	// they are caught and dropped, never ignored, because an ignored signal
+	// would stay ignored in the command.
+	ossignal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGINT)
+	term := make(chan os.Signal, 1)
+	ossignal.Notify(term, syscall.SIGTERM)
+
+	spec.Job.Env = os.Environ()
+	spec.Job.Exclusive = true
+	j, err := startJob(spec.Job)
+	if err != nil {
+		send(event{Event: evFailed, Error: err.Error()})
+		return 1
+	}
+	send(event{Event: evStarted, PID: j.pid})
+
+	var detached atomic.Bool
+	detached.Store(spec.Detached)
+	stop := make(chan stopRequest, 4)
+	go func() {
+		for {
+			line, err := ctl.ReadString('\n')
+			switch strings.TrimSpace(line) {
+			case cmdDetach:
+				detached.Store(true)
+			case cmdStop:
+				stop <- stopRequest{Status: StatusStopped, Reason: "mcode was interrupted"}
+			case cmdTimeout:
+				stop <- stopRequest{Status: StatusTimedOut, Reason: "the call's deadline passed", Limit: time.Since(j.started).Round(time.Second)}
+			}
+			if err != nil {
+				if !detached.Load() {
+					stop <- stopRequest{Status: StatusStopped, Reason: "mcode exited before the command finished"}
+				}
+				return
+			}
+		}
+	}()
+	go func() {
+		for range term {
+			stop <- stopRequest{Status: StatusStopped, Reason: "stopped by mcode task stop"}
+		}
+	}()
+	rec := j.drive(control{
+		limit: spec.Limit, stop: stop,
+		keepChildren: spec.KeepChildren, leftoverLimit: spec.LeftoverLimit,
+		onKept: func(r record) { send(event{Event: evKept, Record: &r}) },
+	})
+	if err := writeRecord(dir, rec, detached.Load() || rec.Kept); err != nil {
+		fmt.Fprintf(os.Stderr, "writing the exit record: %v\n", err)
+	}
+	send(event{Event: evDone, Record: &rec})
+	return 0
+}
+
+// supervisor is the caller's handle on a supervisor it started.
+type supervisor struct {
+	cmd    *osexec.Cmd
+	ctl    *os.File
+	events chan event
+	exited chan struct{}
+	start  uint64
+	dir    string
+}
+
+// supervisorExitWait bounds the wait for a supervisor that has sent its
+// record to exit, so that it is reaped here (its resource use then counts
+// as this call's) rather than by whoever inherits it. It only ever waits
+// for an exit already under way: a longer wait would only add latency on a
+// loaded machine.
+const supervisorExitWait = 50 * time.Millisecond
+
+// reaped waits for a supervisor that has finished to exit.
+func (s *supervisor) reaped() {
+	select {
+	case <-s.exited:
+	case <-time.After(supervisorExitWait):
+	}
+}
+
+// startSupervisor starts `mcode __exec-supervisor DIR` detached, with the
+// command's environment, and sends it the spec.
+func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor, error) {
+	exe, err := o.executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the mcode binary: %w", err)
+	}
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	evR, evW, err := os.Pipe()
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		return nil, err
+	}
+	logf, err := os.OpenFile(filepath.Join(rs.taskDir, supervisorLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		evR.Close()
+		evW.Close()
+		return nil, err
+	}
+	cmd := &osexec.Cmd{
+		Path: exe,
+		// argv[0] is mcode whatever the file is called (test binaries
+		// dispatch on it).
+		Args:        []string{"mcode", SupervisorArg, rs.taskDir},
+		Env:         rs.job.Env,
+		Stdin:       ctlR,
+		Stdout:      logf,
+		Stderr:      logf,
+		ExtraFiles:  []*os.File{evW},
+		SysProcAttr: supervisorAttr(),
+	}
+	err = cmd.Start()
+	ctlR.Close()
+	evW.Close()
+	logf.Close()
+	if err != nil {
+		ctlW.Close()
+		evR.Close()
+		return nil, fmt.Errorf("starting the supervisor %s: %w", exe, err)
+	}
+	s := &supervisor{cmd: cmd, ctl: ctlW, events: make(chan event, 4), exited: make(chan struct{}), dir: rs.taskDir}
+	if p, ok := readProc(cmd.Process.Pid); ok {
+		s.start = p.Start
+	}
+	go func() {
+		_ = cmd.Wait() // reaps it if it ends while this process lives
+		close(s.exited)
+	}()
+	go func() {
+		defer close(s.events)
+		defer evR.Close()
+		sc := bufio.NewScanner(evR)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var ev event
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				s.events <- ev
+			}
+		}
+	}()
+	line, _ := json.Marshal(spec)
+	if _, err := s.ctl.Write(append(line, '\n')); err != nil {
+		s.ctl.Close()
+		return nil, fmt.Errorf("sending the spec to the supervisor: %w", err)
+	}
+	return s, nil
+}
+
+// send writes one control command; a supervisor that is gone is ignored.
+func (s *supervisor) send(command string) {
+	_, _ = io.WriteString(s.ctl, command+"\n")
+}
+
+// detach lets the supervisor carry on alone.
+func (s *supervisor) detach() {
+	s.send(cmdDetach)
+	s.ctl.Close()
+}
+
+// failure explains a supervisor that ended without a record.
+func (s *supervisor) failure(ev event) error {
+	msg := ev.Error
+	if msg == "" {
+		data, _ := os.ReadFile(filepath.Join(s.dir, supervisorLog))
+		msg = "the supervisor exited without a result"
+		if log := strings.TrimSpace(string(data)); log != "" {
+			msg += ": " + lastLines(log, 5)
+		}
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// stopWait bounds the wait for a supervisor's record after a stop.
+const stopWait = KillGrace + 5*time.Second
+
+// runSupervised runs the command under a supervisor: explicit background
+// calls return its task id at once; managed foreground calls wait for the
+// result until autoAfter, then hand the task over.
+func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Response, error) {
+	pl := rs.plan
+	spec := supervisorSpec{
+		Job: rs.job, Limit: pl.limit, KeepChildren: pl.keepChildren,
+		LeftoverLimit: pl.leftoverLimit, Detached: pl.invocation == ExplicitBackground,
+	}
+	spec.Job.Env = nil // the supervisor's own environment is the command's
+	s, err := o.startSupervisor(rs, spec)
+	if err != nil {
+		removeTaskDir(rs.taskDir)
+		return nil, startError(rs, err)
+	}
+	ev, ok := <-s.events
+	if !ok || ev.Event != evStarted {
+		err := s.failure(ev)
+		removeTaskDir(rs.taskDir)
+		return nil, startError(rs, err)
+	}
+	rs.result.PID = ev.PID
+	meta := taskMeta{
+		ID: rs.job.ID, Command: rs.job.Command, Cwd: rs.job.Dir, Shell: rs.job.Shell,
+		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.cmd.Process.Pid, SupervisorStart: s.start,
+		StartedAt: time.Now(), TimeoutS: pl.limit.Seconds(),
+		EnvSanitize: rs.result.EnvSanitize, EnvRemoved: rs.result.EnvRemoved,
+	}
+	if pl.invocation == ExplicitBackground {
+		meta.Background, meta.Kind = true, KindBackground
+		if err := writeMeta(rs.taskDir, meta); err != nil {
+			s.send(cmdStop)
+			return nil, fmt.Errorf("recording the task: %w", err)
+		}
+		s.ctl.Close()
+		gcTasks(rs.env.DataDir, time.Now())
+		return rs.background(meta, nil), nil
+	}
+
+	// settle handles an event that may end the call; done is false for
+	// events that do not.
+	settle := func(ev event, ok bool) (resp *tool.Response, err error, done bool) {
+		switch {
+		case !ok || ev.Event == evFailed:
+			return nil, fmt.Errorf("task %s: %w", rs.job.ID, s.failure(ev)), true
+		case ev.Event == evKept:
+			meta.Background, meta.Kind = true, KindLeftovers
+			if err := writeMeta(rs.taskDir, meta); err != nil {
+				s.send(cmdStop)
+				return nil, fmt.Errorf("recording the task: %w", err), true
+			}
+			s.detach()
+			resp, err := rs.keptLeftovers(meta, *ev.Record)
+			return resp, err, true
+		case ev.Event == evDone:
+			s.ctl.Close()
+			s.reaped()
+			resp, err := rs.finish(*ev.Record, fileView(rs.job.SpoolPath, &ev.Record.Output))
+			return resp, err, true
+		}
+		return nil, nil, false
+	}
+	var auto <-chan time.Time
+	if pl.autoAfter > 0 {
+		t := time.NewTimer(pl.autoAfter)
+		defer t.Stop()
+		auto = t.C
+	}
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if resp, err, done := settle(ev, ok); done {
+				return resp, err
+			}
+		case <-auto:
+			select {
+			case ev, ok := <-s.events: // it may have ended just now
+				if resp, err, done := settle(ev, ok); done {
+					return resp, err
+				}
+			default:
+			}
+			meta.Background, meta.Kind = true, KindAuto
+			if err := writeMeta(rs.taskDir, meta); err != nil {
+				auto = nil // keep waiting in the foreground
+				rs.note("could not hand the command to the background (%v); waited for it instead", err)
+				continue
+			}
+			s.detach()
+			gcTasks(rs.env.DataDir, time.Now())
+			return rs.background(meta, &pl.autoAfter), nil
+		case <-ctx.Done():
+			if stopFor(ctx, meta.StartedAt).Status == StatusTimedOut {
+				s.send(cmdTimeout)
+			} else {
+				s.send(cmdStop)
+			}
+			giveUp := time.NewTimer(stopWait)
+			defer giveUp.Stop()
+			for {
+				select {
+				case ev, ok := <-s.events:
+					if resp, err, done := settle(ev, ok); done {
+						return resp, err
+					}
+				case <-giveUp.C:
+					meta.Background, meta.Kind = true, KindAuto // so task stop can reach it
+					_ = writeMeta(rs.taskDir, meta)
+					return nil, &tool.Error{Code: tool.CodeInterrupted,
+						Message: fmt.Sprintf("command told to stop, but its supervisor (pid %d) has not confirmed it after %s", meta.SupervisorPID, stopWait),
+						Hint:    fmt.Sprintf("end it with mcode task stop %s", meta.ID)}
+				}
+			}
+		}
+	}
+}
+
+// background is the response of a call that left a task running.
+func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Response {
+	r := &rs.result
+	r.Status, r.TaskID = StatusRunning, meta.ID
+	resp := &tool.Response{Result: r}
+	var b strings.Builder
+	if after == nil {
+		fmt.Fprintf(&b, "Started background task %s (pid %d): %s\n", meta.ID, meta.PID, meta.Command)
+	} else {
+		fmt.Fprintf(&b, "Still running after %s: moved to background task %s (pid %d) without restarting it; its time limit of %s still applies.\n",
+			seconds(*after), meta.ID, meta.PID, seconds(rs.plan.limit))
+		view := fileView(rs.job.SpoolPath, nil)
+		text, truncated := renderOutput(view)
+		r.Bytes, r.Lines = view.Bytes, view.Lines
+		fmt.Fprintf(&b, "\nOutput so far:\n%s\n", strings.TrimRight(text, "\n"))
+		if truncated {
+			r.FullOutputPath = view.Path
+			resp.Truncated = true
+			resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+		}
+	}
+	fmt.Fprintf(&b, "\nFollow it with `mcode task output %[1]s` (add --wait S to wait for it), `mcode task wait %[1]s`, or end it with `mcode task stop %[1]s`.", meta.ID)
+	resp.Output = withNotes(b.String(), r.Notes)
+	return resp
+}
+
+// keptLeftovers is the response of a call whose main process exited while
+// the processes it left are kept running as a task.
+func (rs *runSetup) keptLeftovers(meta taskMeta, rec record) (*tool.Response, error) {
+	rs.result.TaskID = meta.ID
+	rs.result.LeftoversAction = "kept"
+	rs.note("%s still running when the command exited, kept as background task %s (%s): follow it with `mcode task output %s`, end it with `mcode task stop %s`",
+		plural(len(rec.Leftovers), "process", "processes"), meta.ID, describe(rec.Leftovers), meta.ID, meta.ID)
+	return rs.finish(rec, fileView(rs.job.SpoolPath, nil))
+}

@@ -1,0 +1,404 @@
+package exec
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Names of the task tools.
+const (
+	TaskListName   = "task_list"
+	TaskOutputName = "task_output"
+	TaskWaitName   = "task_wait"
+	TaskStopName   = "task_stop"
+)
+
+const (
+	// DefaultTaskWait is task_wait's time limit unless --timeout says
+	// otherwise; the task keeps running when it passes.
+	DefaultTaskWait = 10 * time.Minute
+	// MaxTaskOutputWait caps task_output's wait.
+	MaxTaskOutputWait = 10 * time.Minute
+	// pollMin and pollMax pace the polling of a task's exit file.
+	pollMin = 10 * time.Millisecond
+	pollMax = 250 * time.Millisecond
+)
+
+var (
+	//go:embed task_list.md
+	taskListDescription string
+	//go:embed task_list.schema.json
+	taskListSchema string
+	//go:embed task_output.md
+	taskOutputDescription string
+	//go:embed task_output.schema.json
+	taskOutputSchema string
+	//go:embed task_wait.md
+	taskWaitDescription string
+	//go:embed task_wait.schema.json
+	taskWaitSchema string
+	//go:embed task_stop.md
+	taskStopDescription string
+	//go:embed task_stop.schema.json
+	taskStopSchema string
+)
+
+// TaskInfo is one task as the task tools report it.
+type TaskInfo struct {
+	TaskID     string     `json:"task_id"`
+	Status     string     `json:"status"`
+	ExitCode   *int       `json:"exit_code"`
+	Signal     string     `json:"signal"`
+	Reason     string     `json:"reason"`
+	Command    string     `json:"command"`
+	Cwd        string     `json:"cwd"`
+	PID        int        `json:"pid"`
+	Invocation string     `json:"invocation"`
+	Kind       string     `json:"kind"`
+	StartedAt  time.Time  `json:"started_at"`
+	EndedAt    *time.Time `json:"ended_at"`
+	DurationS  float64    `json:"duration_s"`
+	// Bytes is the output so far (in the spool while running).
+	Bytes          int64     `json:"bytes"`
+	FullOutputPath string    `json:"full_output_path"`
+	Leftovers      []procRef `json:"leftovers"`
+	Survivors      []procRef `json:"survivors"`
+}
+
+func (t *task) info(now time.Time) TaskInfo {
+	in := TaskInfo{
+		TaskID: t.meta.ID, Status: t.status, Command: t.meta.Command, Cwd: t.meta.Cwd,
+		PID: t.meta.PID, Invocation: t.meta.Invocation, Kind: t.meta.Kind, StartedAt: t.meta.StartedAt,
+		FullOutputPath: spoolPath(t.dir),
+	}
+	end := now
+	if r := t.rec; r != nil {
+		if r.ExitCode >= 0 {
+			code := r.ExitCode
+			in.ExitCode = &code
+		}
+		in.Signal, in.Reason = r.Signal, r.Reason
+		in.Leftovers, in.Survivors = r.Leftovers, r.Survivors
+		in.Bytes = r.Output.Bytes
+		ended := r.EndedAt
+		in.EndedAt, end = &ended, ended
+	} else if info, err := os.Stat(spoolPath(t.dir)); err == nil {
+		in.Bytes = info.Size()
+	}
+	in.DurationS = end.Sub(t.meta.StartedAt).Round(time.Millisecond).Seconds()
+	return in
+}
+
+// statusLine is a task in one line: status, exit code, age.
+func (in TaskInfo) statusLine() string {
+	s := in.Status
+	if in.Status == StatusExited && in.ExitCode != nil {
+		s = fmt.Sprintf("exited(%d)", *in.ExitCode)
+	}
+	return s
+}
+
+// TaskListParams are task_list's parameters (none).
+type TaskListParams struct{}
+
+// TaskListResult lists the background tasks, newest first.
+type TaskListResult struct {
+	Tasks []TaskInfo `json:"tasks"`
+}
+
+// TaskListTool is task_list.
+func TaskListTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: TaskListName, Mode: tool.Parallel,
+		Description: taskListDescription, Schema: taskListSchema, Data: templateData(),
+	}, func(ctx context.Context, env *tool.Env, _ TaskListParams) (*tool.Response, error) {
+		gcTasks(env.DataDir, time.Now())
+		now := time.Now()
+		res := TaskListResult{Tasks: []TaskInfo{}}
+		var b strings.Builder
+		for _, t := range listTasks(env.DataDir) {
+			in := t.info(now)
+			res.Tasks = append(res.Tasks, in)
+			fmt.Fprintf(&b, "%s  %-11s %8s  pid %-7d %s\n", in.TaskID, in.statusLine(),
+				(time.Duration(in.DurationS * float64(time.Second))).Round(time.Second), in.PID, oneLine(in.Command, 80))
+		}
+		if len(res.Tasks) == 0 {
+			b.WriteString("no background tasks")
+		}
+		return &tool.Response{Output: strings.TrimRight(b.String(), "\n"), Result: res}, nil
+	})
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}
+
+// TaskOutputParams are task_output's parameters.
+type TaskOutputParams struct {
+	TaskID string   `json:"task_id"`
+	Offset *int64   `json:"offset,omitempty"`
+	Wait   *float64 `json:"wait,omitempty"`
+}
+
+// TaskOutputResult is a task's state and where its output was read.
+type TaskOutputResult struct {
+	TaskInfo
+	// Offset and NextOffset are byte offsets in the output file; pass
+	// NextOffset back to read only what came after.
+	Offset     int64 `json:"offset"`
+	NextOffset int64 `json:"next_offset"`
+	// Complete: the task has ended and everything up to NextOffset was read.
+	Complete bool `json:"complete"`
+}
+
+// TaskOutputTool is task_output.
+func TaskOutputTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: TaskOutputName, Mode: tool.Parallel,
+		Description: taskOutputDescription, Schema: taskOutputSchema, Data: templateData(),
+	}, func(ctx context.Context, env *tool.Env, p TaskOutputParams) (*tool.Response, error) {
+		t, err := loadTask(env.DataDir, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		if p.Wait != nil && *p.Wait > 0 {
+			d := min(time.Duration(*p.Wait*float64(time.Second)), MaxTaskOutputWait)
+			waitCtx, cancel := context.WithTimeout(ctx, d)
+			t.wait(waitCtx)
+			cancel()
+		}
+		res := TaskOutputResult{TaskInfo: t.info(time.Now())}
+		resp := &tool.Response{Result: &res}
+		if p.Offset == nil {
+			var st *outputStats
+			if t.rec != nil {
+				st = &t.rec.Output
+			}
+			view := fileView(spoolPath(t.dir), st)
+			text, truncated := renderOutput(view)
+			res.NextOffset = view.SpoolBytes
+			res.Complete = t.status != StatusRunning && !truncated
+			resp.Output, resp.Truncated = statusHeader(res.TaskInfo)+text, truncated
+			if truncated {
+				resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+			}
+			return resp, nil
+		}
+		chunk, next, size := readChunk(spoolPath(t.dir), *p.Offset)
+		res.Offset, res.NextOffset = *p.Offset, next
+		res.Complete = t.status != StatusRunning && next >= size
+		text := cleanText(chunk)
+		if len(chunk) == 0 {
+			text = fmt.Sprintf("(no output after offset %d)", *p.Offset)
+		}
+		resp.Output = statusHeader(res.TaskInfo) + text
+		if next < size {
+			resp.Truncated = true
+			resp.Continuation = &tool.Continuation{NextOffset: int(next),
+				Hint: fmt.Sprintf("more output follows: mcode task output %s --offset %d", t.meta.ID, next)}
+		}
+		return resp, nil
+	})
+}
+
+// statusHeader is the first line of a task's output text.
+func statusHeader(in TaskInfo) string {
+	return fmt.Sprintf("[task %s: %s]\n", in.TaskID, in.statusLine())
+}
+
+// readChunk reads at most OutputCap bytes of the spool from off, ending on
+// a whole line when more follows and a line end is near. It returns the
+// bytes, the offset after them and the spool's size.
+func readChunk(path string, off int64) (chunk []byte, next, size int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, off, 0
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil {
+		size = info.Size()
+	}
+	if off >= size {
+		return nil, off, size
+	}
+	chunk = readAt(f, off, min(int64(OutputCap), size-off))
+	if off+int64(len(chunk)) < size {
+		if nl := strings.LastIndexByte(string(chunk), '\n'); nl >= len(chunk)/2 {
+			chunk = chunk[:nl+1]
+		} else {
+			chunk = trimPartialRuneEnd(chunk)
+		}
+	}
+	return chunk, off + int64(len(chunk)), size
+}
+
+// wait polls until the task is no longer running or ctx ends.
+func (t *task) wait(ctx context.Context) {
+	for pause := pollMin; t.status == StatusRunning; pause = min(2*pause, pollMax) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+		t.refresh()
+	}
+}
+
+// TaskIDParams name one task.
+type TaskIDParams struct {
+	TaskID string `json:"task_id"`
+}
+
+// TaskWaitTool is task_wait.
+func TaskWaitTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: TaskWaitName, Mode: tool.Parallel, Timeout: DefaultTaskWait,
+		Description: taskWaitDescription, Schema: taskWaitSchema, Data: templateData(),
+	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
+		t, err := loadTask(env.DataDir, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		t.wait(ctx)
+		in := t.info(time.Now())
+		if t.status == StatusRunning {
+			return &tool.Response{Output: statusHeader(in) + "still running", Result: in}, &tool.Error{Code: tool.CodeTimeout,
+				Message: fmt.Sprintf("task %s is still running after waiting %s", t.meta.ID, seconds(time.Since(start).Round(time.Second))),
+				Hint:    fmt.Sprintf("wait again (a longer --timeout waits longer), read what it printed so far with mcode task output %[1]s, or end it with mcode task stop %[1]s", t.meta.ID)}
+		}
+		return finishedTask(t, in)
+	})
+}
+
+// finishedTask renders a task that has ended, with the error its status
+// carries (as bash would report it).
+func finishedTask(t *task, in TaskInfo) (*tool.Response, error) {
+	var st *outputStats
+	if t.rec != nil {
+		st = &t.rec.Output
+	}
+	view := fileView(spoolPath(t.dir), st)
+	text, truncated := renderOutput(view)
+	resp := &tool.Response{Output: statusHeader(in) + text, Result: in, Truncated: truncated}
+	if truncated {
+		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+	}
+	if t.status == StatusLost {
+		return resp, &tool.Error{Code: tool.CodeToolError,
+			Message: fmt.Sprintf("task %s was lost: its supervisor (pid %d) ended without recording how the command ended", t.meta.ID, t.meta.SupervisorPID),
+			Hint:    fmt.Sprintf("its output so far is in %s; mcode task stop %s ends whatever is left of it", spoolPath(t.dir), t.meta.ID)}
+	}
+	return resp, statusError(*t.rec)
+}
+
+// TaskStopResult says what stopping did.
+type TaskStopResult struct {
+	TaskInfo
+	// WasRunning is false when the task had already ended.
+	WasRunning bool `json:"was_running"`
+}
+
+// TaskStopTool is task_stop.
+func TaskStopTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: TaskStopName, Mode: tool.Sequential,
+		Description: taskStopDescription, Schema: taskStopSchema, Data: templateData(),
+	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
+		t, err := loadTask(env.DataDir, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		res := TaskStopResult{WasRunning: t.status == StatusRunning || t.status == StatusLost}
+		var note string
+		switch t.status {
+		case StatusRunning:
+			note = t.stop(ctx)
+		case StatusLost:
+			note = t.stopLost("its supervisor was gone")
+		}
+		res.TaskInfo = t.info(time.Now())
+		var b strings.Builder
+		switch {
+		case !res.WasRunning:
+			fmt.Fprintf(&b, "Task %s had already ended: %s.", t.meta.ID, res.statusLine())
+		case t.status == StatusRunning:
+			return &tool.Response{Output: note, Result: &res}, &tool.Error{Code: tool.CodeToolError,
+				Message: fmt.Sprintf("task %s did not stop: %s", t.meta.ID, note),
+				Hint:    "try again; its processes are listed by mcode task list"}
+		default:
+			fmt.Fprintf(&b, "Stopped task %s (pid %d): %s.", t.meta.ID, t.meta.PID, res.statusLine())
+			if res.ExitCode != nil {
+				fmt.Fprintf(&b, " The command ended with code %d.", *res.ExitCode)
+			}
+		}
+		if note != "" {
+			b.WriteString(" " + note)
+		}
+		if len(res.Survivors) > 0 {
+			fmt.Fprintf(&b, " %s survived SIGKILL: %s.", plural(len(res.Survivors), "process", "processes"), describe(res.Survivors))
+		}
+		return &tool.Response{Output: b.String(), Result: &res}, nil
+	})
+}
+
+// stop asks the task's supervisor to end it (SIGTERM: it stops the tree
+// with the usual grace) and waits for its record. A supervisor that does
+// not answer is killed and the tree is ended by its job marker.
+func (t *task) stop(ctx context.Context) string {
+	terminate(t.meta.SupervisorPID)
+	waitCtx, cancel := context.WithTimeout(ctx, stopWait)
+	t.wait(waitCtx)
+	cancel()
+	if t.status != StatusRunning {
+		return ""
+	}
+	if supervisorAlive(t.meta) {
+		forceKill(t.meta.SupervisorPID)
+	}
+	return t.stopLost(fmt.Sprintf("its supervisor (pid %d) did not answer within %s and was killed", t.meta.SupervisorPID, stopWait))
+}
+
+// stopLost ends what is left of a task whose supervisor is gone: every
+// process that carries its job marker (never anything found by name), and
+// records it as stopped.
+func (t *task) stopLost(why string) string {
+	marker := jobMarkerVar + "=" + t.meta.ID
+	members := func() []proc {
+		var out []proc
+		for _, pid := range allPIDs() {
+			if p, ok := readProc(pid); ok && !p.dead() && hasEnv(pid, marker) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	found := refs(members())
+	survivors := stopProcs(members, KillGrace)
+	rec := record{
+		Status: StatusStopped, ExitCode: -1, Reason: why, StartedAt: t.meta.StartedAt, EndedAt: time.Now(),
+		Leftovers: found, Survivors: survivors,
+	}
+	if info, err := os.Stat(filepath.Join(t.dir, outputFile)); err == nil {
+		rec.Output = outputStats{Bytes: info.Size(), SpoolBytes: info.Size()}
+		rec.Output.Lines = fileView(spoolPath(t.dir), nil).Lines
+	}
+	_ = writeRecord(t.dir, rec, true)
+	t.refresh()
+	note := strings.ToUpper(why[:1]) + why[1:]
+	if len(found) > 0 {
+		note += fmt.Sprintf("; ended %s by its job marker: %s", plural(len(found), "process", "processes"), describe(found))
+	}
+	return note + "."
+}
