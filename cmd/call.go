@@ -222,6 +222,7 @@ func executeCall(ctx context.Context, f *Factory, name string, args json.RawMess
 		if err != nil {
 			return tool.NewEnvelope(t.Name, nil, err), t
 		}
+		toolEnv.Role = profile.Role
 		limit := t.Timeout
 		if f.Global.Timeout != "" {
 			if limit, err = config.ParseDuration(f.Global.Timeout); err != nil {

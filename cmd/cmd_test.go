@@ -35,8 +35,8 @@ func testFactory(t testing.TB, env map[string]string) (*Factory, *iostreamsBuffe
 		Getwd:      func() (string, error) { return dir, nil },
 		Getenv:     envFunc(env),
 		Executable: func() (string, error) { return "/bin/mcode", nil },
-		Tools:      builtinTools,
 	}
+	f.Tools = f.builtinTools
 	return f, &iostreamsBuffers{in: in, out: out, errOut: errOut}
 }
 
@@ -47,7 +47,7 @@ type iostreamsBuffers struct {
 }
 
 func TestBuiltinToolsPassCheck(t *testing.T) {
-	reg, err := tool.NewRegistry(builtinTools()...)
+	reg, err := tool.NewRegistry(NewFactory().builtinTools()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,14 +43,15 @@ type GlobalOptions struct {
 
 // NewFactory returns the factory of a real process.
 func NewFactory() *Factory {
-	return &Factory{
+	f := &Factory{
 		IO:         iostreams.System(),
 		Now:        time.Now,
 		Getwd:      os.Getwd,
 		Getenv:     os.Getenv,
 		Executable: os.Executable,
-		Tools:      builtinTools,
 	}
+	f.Tools = f.builtinTools
+	return f
 }
 
 // Config reads the configuration once, lazily: commands that do not need

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
@@ -10,15 +12,24 @@ import (
 	"github.com/mcode-dev/mcode/pkg/trash"
 )
 
-// builtinTools lists every built-in tool, in the order tools list shows them.
-func builtinTools() []*tool.Tool {
+// builtinTools lists every built-in tool, in the order tools list shows
+// them. Tools never import each other; what one needs of another is wired
+// here (bash puts the trash's rm shim first on PATH).
+func (f *Factory) builtinTools() []*tool.Tool {
+	rmShim := func(ctx context.Context, env *tool.Env) (string, error) {
+		exe, err := f.Executable()
+		if err != nil {
+			return "", err
+		}
+		return trash.EnsureShim(env.DataDir, exe)
+	}
 	return []*tool.Tool{
 		read.Tool(),
 		search.GrepTool(),
 		search.GlobTool(),
 		edit.WriteTool(),
 		edit.EditTool(),
-		exec.Tool(exec.Options{}),
+		exec.Tool(exec.Options{Shims: rmShim, Executable: f.Executable}),
 		exec.TaskListTool(), exec.TaskOutputTool(), exec.TaskWaitTool(), exec.TaskStopTool(),
 		trash.RmTool(terminalAsker),
 		trash.ListTool(),

@@ -56,7 +56,7 @@ func trashFactory(t *testing.T) (*Factory, *iostreamsBuffers, string) {
 		"MCODE_ROOT":    root,
 	})
 	f.Tools = func() []*tool.Tool {
-		tools := builtinTools()
+		tools := NewFactory().builtinTools()
 		for i, tl := range tools {
 			if tl.Name == trash.RmName {
 				tools[i] = trash.RmTool(func() trash.Asker { return nil })
@@ -219,7 +219,7 @@ func TestRmInteractiveWithoutTerminalIsRefused(t *testing.T) {
 }
 
 func TestTrashToolsAreRegistered(t *testing.T) {
-	reg, err := tool.NewRegistry(builtinTools()...)
+	reg, err := tool.NewRegistry(NewFactory().builtinTools()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -251,6 +251,16 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "command is empty", Hint: "pass the shell command to run, e.g. mcode bash 'ls -la'"}
 	}
+	if env.Role == tool.RoleExplore {
+		// An explore agent cannot read, wait on or stop tasks, so it may
+		// not start one (seed 000: no background runs without task_output).
+		if p.Background || p.KeepChildren {
+			return nil, &tool.Error{Code: tool.CodeDenied,
+				Message: "role explore cannot start background tasks: it has no task_output to read them",
+				Hint:    "run the command in the foreground, within its time limit"}
+		}
+		cfg.AutoBackgroundAfter = 0
+	}
 	pl := makePlan(p, cfg)
 	cwd, err := workDir(env, p.Cwd)
 	if err != nil {

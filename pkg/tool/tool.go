@@ -48,6 +48,7 @@ type Env struct {
 	Root     string // workspace root, absolute
 	DataDir  string // MCODE_HOME
 	UserHome string // $HOME, for ~ in paths
+	Role     string // the caller's role (RoleWorker, RoleVerifier, RoleExplore) or ""
 	Config   *config.Config
 	Now      func() time.Time
 	// Stderr takes progress bars and warnings; StderrIsTerminal says
