@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func testFactory(t testing.TB, env map[string]string) (*Factory, *iostreamsBuffe
 		Now:        func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
 		Getwd:      func() (string, error) { return dir, nil },
 		Getenv:     envFunc(env),
-		Executable: func() (string, error) { return "/bin/mcode", nil },
+		Executable: os.Executable, // the test binary: the rm shim must point at something executable
 	}
 	f.Tools = f.builtinTools
 	return f, &iostreamsBuffers{in: in, out: out, errOut: errOut}
