@@ -19,8 +19,12 @@ import (
 // environment rooted in a temp dir.
 func testFactory(t testing.TB, env map[string]string) (*Factory, *iostreamsBuffers) {
 	t.Helper()
+	return factoryIn(t.TempDir(), env)
+}
+
+// factoryIn is testFactory in a given folder (benchmarks reuse one).
+func factoryIn(dir string, env map[string]string) (*Factory, *iostreamsBuffers) {
 	ios, in, out, errOut := iostreams.Test()
-	dir := t.TempDir()
 	if env == nil {
 		env = map[string]string{}
 	}

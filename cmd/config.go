@@ -61,21 +61,29 @@ func fileExists(p string) bool {
 // copies it into plain structs. Any error names the file or variable, the
 // key and what was expected.
 func loadConfig(path string, explicit bool, getenv func(string) string) (*config.Config, error) {
-	v := viper.New()
 	defaults := config.Defaults()
 	leaves := leafKeys(reflect.TypeOf(defaults), "")
+	fromEnv := map[string]string{}
+	for _, key := range leaves {
+		for _, n := range append([]string{envName(key)}, envAliases[key]...) {
+			if val := getenv(n); val != "" {
+				fromEnv[key] = val
+				break
+			}
+		}
+	}
+	if path == "" && len(fromEnv) == 0 {
+		// Nothing to read or merge: the defaults are the config, and a
+		// small call does not pay for viper.
+		return &defaults, nil
+	}
+	v := viper.New()
 	dv := reflect.ValueOf(defaults)
 	for _, key := range leaves {
 		v.SetDefault(key, fieldByKey(dv, key).Interface())
 	}
-	for _, key := range leaves {
-		names := append([]string{envName(key)}, envAliases[key]...)
-		for _, n := range names {
-			if val := getenv(n); val != "" {
-				v.Set(key, val) // explicit Set: env beats the file; flags are applied by callers
-				break
-			}
-		}
+	for key, val := range fromEnv {
+		v.Set(key, val) // explicit Set: env beats the file
 	}
 	if path != "" {
 		if _, err := os.Stat(path); err != nil {

@@ -12,7 +12,7 @@ import (
 // and the schema's properties are exactly the JSON fields of its Params
 // type with matching JSON types. Tests call it for every built-in tool.
 func (t *Tool) Check() error {
-	if err := t.init(); err != nil {
+	if _, err := t.Definition(); err != nil {
 		return err
 	}
 	if t.description == "" {

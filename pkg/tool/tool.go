@@ -110,11 +110,14 @@ type Tool struct {
 	params any // a zero value of the Params type, for Check
 	run    func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error)
 
-	once        sync.Once
+	schemaOnce sync.Once
+	schema     json.RawMessage
+	validator  *validator
+	schemaErr  error
+
+	descOnce    sync.Once
 	description string
-	schema      json.RawMessage
-	validator   *validator
-	initErr     error
+	descErr     error
 }
 
 // New builds a built-in tool whose parameters decode into P.
@@ -142,23 +145,27 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 	}
 }
 
-// init renders the templates and compiles the schema once, lazily, so
-// that start-up pays only for the tool actually called.
-func (t *Tool) init() error {
-	t.once.Do(func() {
-		t.description, t.initErr = render(t.Name+" description", t.spec.Description, t.spec.Data)
-		if t.initErr != nil {
-			return
-		}
+// initSchema renders and compiles the schema once, lazily, so that a call
+// pays only for the tool it runs, and never for descriptions it does not
+// print.
+func (t *Tool) initSchema() error {
+	t.schemaOnce.Do(func() {
 		var schema string
-		schema, t.initErr = render(t.Name+" schema", t.spec.Schema, t.spec.Data)
-		if t.initErr != nil {
+		schema, t.schemaErr = render(t.Name+" schema", t.spec.Schema, t.spec.Data)
+		if t.schemaErr != nil {
 			return
 		}
 		t.schema = json.RawMessage(schema)
-		t.validator, t.initErr = compileSchema(t.Name, t.schema)
+		t.validator, t.schemaErr = compileSchema(t.Name, t.schema)
 	})
-	return t.initErr
+	return t.schemaErr
+}
+
+func (t *Tool) initDescription() error {
+	t.descOnce.Do(func() {
+		t.description, t.descErr = render(t.Name+" description", t.spec.Description, t.spec.Data)
+	})
+	return t.descErr
 }
 
 func render(name, src string, data any) (string, error) {
@@ -185,7 +192,10 @@ type Definition struct {
 
 // Definition renders the tool's description and schema.
 func (t *Tool) Definition() (Definition, error) {
-	if err := t.init(); err != nil {
+	if err := t.initSchema(); err != nil {
+		return Definition{}, err
+	}
+	if err := t.initDescription(); err != nil {
 		return Definition{}, err
 	}
 	return Definition{
@@ -197,7 +207,7 @@ func (t *Tool) Definition() (Definition, error) {
 // Validate checks args against the tool's schema. A violation is a usage
 // error that names the field.
 func (t *Tool) Validate(args json.RawMessage) error {
-	if err := t.init(); err != nil {
+	if err := t.initSchema(); err != nil {
 		return err
 	}
 	return t.validator.validate(args)
