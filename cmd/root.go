@@ -80,7 +80,27 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		NewCmdArchive(f),
 		NewCmdVersion(f),
 	)
+	requireSubcommand(root)
 	return root
+}
+
+// requireSubcommand makes every command that only groups others refuse
+// an unknown subcommand (a usage error) instead of printing its help;
+// alone, it prints its help. (Cobra shows help for a group command
+// before it looks at the arguments.)
+func requireSubcommand(c *cobra.Command) {
+	for _, sc := range c.Commands() {
+		if sc.HasSubCommands() && !sc.Runnable() {
+			sc.Args = cobra.ArbitraryArgs
+			sc.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usageError(c, fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()))
+				}
+				return c.Help()
+			}
+		}
+		requireSubcommand(sc)
+	}
 }
 
 func validateGlobal(g *GlobalOptions) error {
