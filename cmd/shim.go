@@ -290,8 +290,10 @@ func RunRm(ctx context.Context, f *Factory, args []string) int {
 	opts := parsed.opts
 	opts.Quote = quote
 	opts.Protected = []trash.Protected{{Path: env.UserHome, What: "the home directory"}}
-	if root := f.Getenv("MCODE_ROOT"); root != "" {
-		opts.Protected = append(opts.Protected, trash.Protected{Path: env.Abs(root), What: "the workspace root"})
+	for _, v := range []string{trash.ShimRootVar, "MCODE_ROOT"} {
+		if root := f.Getenv(v); root != "" {
+			opts.Protected = append(opts.Protected, trash.Protected{Path: env.Abs(root), What: "the workspace root"})
+		}
 	}
 	if f.IO.InTTY {
 		in := bufio.NewReader(f.IO.In)

@@ -14,6 +14,12 @@ const ShimDirName = "shims"
 // ShimName is the one command the shim folder holds.
 const ShimName = "rm"
 
+// ShimRootVar carries the workspace root of a bash command to the rm shim
+// it runs, which refuses that root like mcode rm does: --root is not
+// passed down, and MCODE_ROOT cannot be (a nested mcode would then resolve
+// relative paths against the root instead of its own folder).
+const ShimRootVar = "MCODE_SHIM_ROOT"
+
 // EnsureShim makes sure dataDir/shims/rm is a symlink to exe that can be
 // executed, rebuilding it when it is missing, points elsewhere or is
 // anything but that symlink, and returns the shims folder. An error means
