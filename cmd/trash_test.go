@@ -246,7 +246,8 @@ func TestNonUTF8NamesFromTheCommandLine(t *testing.T) {
 	for _, n := range []string{"bad\xffname", "two\xfe"} {
 		os.WriteFile(filepath.Join(root, n), []byte(n), 0o644)
 	}
-	if code, m := rerun(t, f, bufs, "rm", "bad\xffname"); code != 0 || field(m, "result.items.0.entry.id") != "bad%FFname" {
+	if code, m := rerun(t, f, bufs, "rm", "bad\xffname"); code != 0 || field(m, "result.items.0.entry.id") != "bad%FFname" ||
+		field(m, "result.items.0.path") != `bad\xFFname` {
 		t.Fatalf("rm: %d %v", code, m)
 	}
 	if code, m := rerun(t, f, bufs, "trash", "put", "two\xfe"); code != 0 {
