@@ -297,14 +297,26 @@ func ListTool() *tool.Tool {
 		if res.Problems == nil {
 			res.Problems = []Problem{}
 		}
-		resp.Output = formatList(&res)
+		var filters []string
+		if p.Path != "" {
+			filters = append(filters, "path "+lineSafe(DisplayPath(opts.Prefix)))
+		}
+		if p.Since != "" {
+			filters = append(filters, "since "+lineSafe(p.Since))
+		}
+		resp.Output = formatList(&res, filters)
 		return resp, nil
 	})
 }
 
-func formatList(res *ListResult) string {
+// formatList renders a listing; filters name what narrowed it, so that
+// an empty answer says whether the trash is empty or nothing matched.
+func formatList(res *ListResult, filters []string) string {
 	var b strings.Builder
-	if res.Total == 0 {
+	switch {
+	case res.Total == 0 && len(filters) > 0:
+		b.WriteString("nothing in the trash matches " + strings.Join(filters, ", ") + "\n")
+	case res.Total == 0:
 		b.WriteString("the trash is empty")
 		if len(res.TrashDirs) > 0 {
 			b.WriteString(" (" + strings.Join(res.TrashDirs, ", ") + ")")
