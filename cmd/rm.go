@@ -32,7 +32,9 @@ path gets an id for "mcode trash restore".`,
 			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
 				return err
 			}
-			if len(args) > 0 {
+			if _, ok := opts.Args["paths"]; len(args) > 0 || !ok {
+				// No operand at all is for the tool to judge: rm -f
+				// accepts it, plain rm does not.
 				opts.Args["paths"] = jsonSafe(args)
 			}
 			if upperR {

@@ -88,6 +88,10 @@ func RmTool(asker func() Asker) *tool.Tool {
 		Name: RmName, Mode: tool.Sequential,
 		Description: rmDescription, Schema: rmSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RmParams) (*tool.Response, error) {
+		if len(p.Paths) == 0 && !p.Force {
+			return nil, &tool.Error{Code: tool.CodeUsage, Message: "rm: missing operand",
+				Hint: "name the files or directories to trash (force accepts an empty list, as rm -f does)"}
+		}
 		opts := RmOptions{Force: p.Force, Recursive: p.Recursive, Dir: p.Dir}
 		if asker != nil {
 			opts.Ask = asker()
@@ -168,6 +172,9 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 	}
 	if res.Trashed > 0 {
 		b.WriteString("restore with: mcode trash restore ID (or the original path)\n")
+	}
+	if len(paths) == 0 {
+		b.WriteString("nothing to remove: no paths (force)\n")
 	}
 	resp := &tool.Response{Output: b.String(), Result: res}
 	if err != nil {
