@@ -183,7 +183,7 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 	if firstErr != nil {
 		msg := firstErr.Message()
 		if res.Failed > 1 {
-			msg += fmt.Sprintf(" (and %d more failures)", res.Failed-1)
+			msg += fmt.Sprintf(" (and %d more failure%s)", res.Failed-1, plural(res.Failed-1))
 		}
 		return resp, &tool.Error{Code: firstErr.Code, Message: msg, Hint: firstErr.Hint}
 	}
