@@ -34,7 +34,7 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		edit.EditTool(),
 		exec.Tool(exec.Options{Shims: rmShim, Environ: f.bashEnviron, Executable: f.Executable}),
 		exec.TaskListTool(), exec.TaskOutputTool(), exec.TaskWaitTool(), exec.TaskStopTool(),
-		trash.RmTool(terminalAsker),
+		trash.RmTool(func() trash.Asker { return f.rmAsker("mcode rm: ") }),
 		trash.ListTool(),
 		trash.RestoreTool(),
 		trash.EmptyTool(),

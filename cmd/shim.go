@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -295,13 +294,7 @@ func RunRm(ctx context.Context, f *Factory, args []string) int {
 			opts.Protected = append(opts.Protected, trash.Protected{Path: env.Abs(root), What: "the workspace root"})
 		}
 	}
-	if f.IO.InTTY {
-		in := bufio.NewReader(f.IO.In)
-		opts.Ask = func(question string) (bool, error) {
-			fmt.Fprint(f.IO.ErrOut, "rm: "+question)
-			return readYes(in)
-		}
-	}
+	opts.Ask = f.rmAsker("rm: ")
 	results, err := trash.New(env).Rm(ctx, opts, cwd, parsed.operands)
 	if errors.Is(err, trash.ErrCannotAsk) {
 		errf("cannot ask for confirmation: standard input is not a terminal; nothing removed")

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
-	"github.com/mcode-dev/mcode/pkg/trash"
 )
 
 func TestNewCmdRmFlagsEqualArgs(t *testing.T) {
@@ -44,7 +43,8 @@ func TestNewCmdRmFlagsEqualArgs(t *testing.T) {
 }
 
 // trashFactory is a factory whose workspace root is a fresh folder and
-// whose trash is in its own temp HOME; rm has nobody to ask.
+// whose trash is in its own temp HOME; standard input is no terminal, so
+// rm has nobody to ask.
 func trashFactory(t *testing.T) (*Factory, *iostreamsBuffers, string) {
 	t.Helper()
 	base := t.TempDir()
@@ -55,15 +55,6 @@ func trashFactory(t *testing.T) (*Factory, *iostreamsBuffers, string) {
 		"XDG_DATA_HOME": filepath.Join(base, "home", ".local", "share"),
 		"MCODE_ROOT":    root,
 	})
-	f.Tools = func() []*tool.Tool {
-		tools := NewFactory().builtinTools()
-		for i, tl := range tools {
-			if tl.Name == trash.RmName {
-				tools[i] = trash.RmTool(func() trash.Asker { return nil })
-			}
-		}
-		return tools
-	}
 	return f, bufs, root
 }
 
@@ -215,6 +206,25 @@ func TestRmInteractiveWithoutTerminalIsRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "f")); err != nil {
 		t.Error("rm -i without a terminal removed the file")
+	}
+}
+
+func TestRmInteractiveOnATerminalAsks(t *testing.T) {
+	f, bufs, root := trashFactory(t)
+	f.IO.InTTY = true
+	for _, n := range []string{"yes", "no"} {
+		os.WriteFile(filepath.Join(root, n), nil, 0o644)
+	}
+	bufs.in.WriteString("y\nn\n")
+	code, m := runJSON(t, f, bufs, "rm", "-i", "yes", "no")
+	if code != 0 || field(m, "result.trashed") != 1.0 || field(m, "result.items.1.skipped") != "declined" {
+		t.Fatalf("rm -i: %d %v", code, m)
+	}
+	if got, want := bufs.errOut.String(), "mcode rm: remove regular empty file 'yes'? mcode rm: remove regular empty file 'no'? "; got != want {
+		t.Errorf("questions %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(root, "no")); err != nil {
+		t.Error("answered n, the file is gone")
 	}
 }
 
