@@ -265,7 +265,7 @@ func ListTool() *tool.Tool {
 		Description: listDescription, Schema: listSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ListParams) (*tool.Response, error) {
 		can := New(env)
-		opts := ListOptions{Sizes: true}
+		opts := ListOptions{Sizes: true, Dirs: can.Dirs()}
 		if p.Path != "" {
 			opts.Prefix = env.Abs(p.Path)
 		}
@@ -286,7 +286,7 @@ func ListTool() *tool.Tool {
 			return nil, err
 		}
 		res := ListResult{Total: len(entries), Entries: entries, Problems: problems}
-		for _, d := range can.Dirs() {
+		for _, d := range opts.Dirs {
 			res.TrashDirs = append(res.TrashDirs, d.Path)
 		}
 		resp := &tool.Response{Result: &res}

@@ -442,6 +442,8 @@ type ListOptions struct {
 	// Sizes fills Size for directories (from directorysizes, measured
 	// and cached when it has no fresh line).
 	Sizes bool
+	// Dirs are the trash directories to read (nil: c.Dirs()).
+	Dirs []Dir
 }
 
 // List returns the entries of every trash directory, newest first, and
@@ -449,7 +451,11 @@ type ListOptions struct {
 func (c *Can) List(ctx context.Context, opts ListOptions) ([]*Entry, []Problem, error) {
 	var all []*Entry
 	var problems []Problem
-	for _, d := range c.Dirs() {
+	dirs := opts.Dirs
+	if dirs == nil {
+		dirs = c.Dirs()
+	}
+	for _, d := range dirs {
 		entries, probs, err := c.listDir(ctx, d, opts.Sizes)
 		if err != nil {
 			return nil, nil, err
