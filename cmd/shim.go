@@ -31,7 +31,8 @@ func NewCmdShim(f *Factory) *cobra.Command {
 mcode behaves as rm (same flags, messages and exit codes, no JSON) but moves
 what it deletes to the trash. mcode bash puts MCODE_HOME/shims first on PATH
 and rebuilds the link before each command, so this is only needed to use the
-shim elsewhere: put D first on your PATH.`,
+shim elsewhere: put D first on your PATH. An rm already in D that is not a
+link to this mcode (a real rm, a script) is refused, never replaced.`,
 		Example: "  mcode shim install\n  mcode shim install --dir ~/.local/bin",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -43,13 +44,21 @@ shim elsewhere: put D first on your PATH.`,
 			if err != nil {
 				return finish(f, tool.NewEnvelope(name, nil, fmt.Errorf("finding the mcode binary: %w", err)))
 			}
-			target := filepath.Join(f.HomeDir(), trash.ShimDirName)
-			if dir != "" {
+			// MCODE_HOME/shims is mcode's own: whatever is in the way
+			// goes. A folder given with --dir is the user's.
+			var target string
+			if dir == "" {
+				target, err = trash.EnsureShim(f.HomeDir(), exe)
+			} else {
 				target = (&tool.Env{Root: mustGetwd(f), UserHome: f.userHome()}).Abs(dir)
+				err = trash.InstallShim(target, exe)
 			}
-			if err := trash.InstallShim(target, exe); err != nil {
-				return finish(f, tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodePermission,
-					Message: err.Error(), Hint: "pick a writable folder with --dir"}))
+			if err != nil {
+				var te *tool.Error
+				if !errors.As(err, &te) {
+					te = &tool.Error{Code: tool.CodePermission, Message: err.Error(), Hint: "pick a writable folder with --dir"}
+				}
+				return finish(f, tool.NewEnvelope(name, nil, te))
 			}
 			link := filepath.Join(target, ShimName)
 			return finish(f, tool.NewEnvelope(name, &tool.Response{
