@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/user"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,19 @@ func TestToolsListFormats(t *testing.T) {
 		if datetime == nil || !check(datetime) {
 			t.Errorf("%s: no datetime tool of the right shape in %v", format, tools)
 		}
+	}
+}
+
+// Without HOME (a service, env -i), the home directory comes from the
+// user database: rm must still protect it and find the user's trash.
+func TestUserHomeWithoutHOME(t *testing.T) {
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" {
+		t.Skipf("no home directory in the user database: %v", err)
+	}
+	t.Setenv("HOME", "")
+	f, _ := testFactory(t, map[string]string{"HOME": ""})
+	if got := f.userHome(); got != u.HomeDir {
+		t.Errorf("userHome() = %q, want %q", got, u.HomeDir)
 	}
 }

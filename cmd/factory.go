@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"os"
+	"os/user"
 	"path/filepath"
 	"sync"
 	"time"
@@ -95,13 +96,17 @@ func (f *Factory) HomeDir() string {
 	return filepath.Join(f.userHome(), ".local", "share", "mcode")
 }
 
-// userHome is $HOME as this call sees it.
+// userHome is $HOME as this call sees it, else the home directory of the
+// user database: a service or env -i runs without HOME, and rm must still
+// protect the home directory and find the user's trash.
 func (f *Factory) userHome() string {
 	if h := f.Getenv("HOME"); h != "" {
 		return h
 	}
-	h, _ := os.UserHomeDir()
-	return h
+	if u, err := user.Current(); err == nil {
+		return u.HomeDir
+	}
+	return ""
 }
 
 func firstNonEmpty(s ...string) string {

@@ -2,6 +2,9 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/edit"
@@ -29,13 +32,25 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		search.GlobTool(),
 		edit.WriteTool(),
 		edit.EditTool(),
-		exec.Tool(exec.Options{Shims: rmShim, Executable: f.Executable}),
+		exec.Tool(exec.Options{Shims: rmShim, Environ: f.bashEnviron, Executable: f.Executable}),
 		exec.TaskListTool(), exec.TaskOutputTool(), exec.TaskWaitTool(), exec.TaskStopTool(),
-		trash.RmTool(terminalAsker),
+		trash.RmTool(func() trash.Asker { return f.rmAsker("mcode rm: ") }),
 		trash.ListTool(),
 		trash.RestoreTool(),
 		trash.EmptyTool(),
 		trash.PutTool(),
 		datetime.Tool(),
 	}
+}
+
+// bashEnviron is what bash commands inherit: this process's environment,
+// with the workspace root for the rm shim (trash.ShimRootVar).
+func (f *Factory) bashEnviron() []string {
+	env := os.Environ()
+	root, err := f.RootDir()
+	if err != nil {
+		return env
+	}
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, trash.ShimRootVar+"=") })
+	return append(env, trash.ShimRootVar+"="+root)
 }

@@ -3,11 +3,9 @@ package cmd
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/mcode-dev/mcode/pkg/trash"
 )
@@ -32,7 +30,9 @@ path gets an id for "mcode trash restore".`,
 			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
 				return err
 			}
-			if len(args) > 0 {
+			if _, ok := opts.Args["paths"]; len(args) > 0 || !ok {
+				// No operand at all is for the tool to judge: rm -f
+				// accepts it, plain rm does not.
 				opts.Args["paths"] = jsonSafe(args)
 			}
 			if upperR {
@@ -68,16 +68,17 @@ func jsonSafe(args []string) []string {
 	return out
 }
 
-// terminalAsker returns who can answer rm -i's questions: the person at
-// the terminal that standard input is, or nobody (nil), in which case rm
-// refuses rather than waits for an answer that cannot come.
-func terminalAsker() trash.Asker {
-	if !term.IsTerminal(int(os.Stdin.Fd())) {
+// rmAsker returns who can answer rm's questions: the person at the
+// terminal that standard input is, asked on stderr after prefix, or
+// nobody (nil), in which case rm refuses rather than waits for an answer
+// that cannot come.
+func (f *Factory) rmAsker(prefix string) trash.Asker {
+	if !f.IO.InTTY {
 		return nil
 	}
-	in := bufio.NewReader(os.Stdin)
+	in := bufio.NewReader(f.IO.In)
 	return func(question string) (bool, error) {
-		fmt.Fprint(os.Stderr, "mcode rm: "+question)
+		fmt.Fprint(f.IO.ErrOut, prefix+question)
 		return readYes(in)
 	}
 }

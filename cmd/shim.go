@@ -1,12 +1,10 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +31,8 @@ func NewCmdShim(f *Factory) *cobra.Command {
 mcode behaves as rm (same flags, messages and exit codes, no JSON) but moves
 what it deletes to the trash. mcode bash puts MCODE_HOME/shims first on PATH
 and rebuilds the link before each command, so this is only needed to use the
-shim elsewhere: put D first on your PATH.`,
+shim elsewhere: put D first on your PATH. An rm already in D that is not a
+link to this mcode (a real rm, a script) is refused, never replaced.`,
 		Example: "  mcode shim install\n  mcode shim install --dir ~/.local/bin",
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -45,13 +44,21 @@ shim elsewhere: put D first on your PATH.`,
 			if err != nil {
 				return finish(f, tool.NewEnvelope(name, nil, fmt.Errorf("finding the mcode binary: %w", err)))
 			}
-			target := filepath.Join(f.HomeDir(), trash.ShimDirName)
-			if dir != "" {
+			// MCODE_HOME/shims is mcode's own: whatever is in the way
+			// goes. A folder given with --dir is the user's.
+			var target string
+			if dir == "" {
+				target, err = trash.EnsureShim(f.HomeDir(), exe)
+			} else {
 				target = (&tool.Env{Root: mustGetwd(f), UserHome: f.userHome()}).Abs(dir)
+				err = trash.InstallShim(target, exe)
 			}
-			if err := trash.InstallShim(target, exe); err != nil {
-				return finish(f, tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodePermission,
-					Message: err.Error(), Hint: "pick a writable folder with --dir"}))
+			if err != nil {
+				var te *tool.Error
+				if !errors.As(err, &te) {
+					te = &tool.Error{Code: tool.CodePermission, Message: err.Error(), Hint: "pick a writable folder with --dir"}
+				}
+				return finish(f, tool.NewEnvelope(name, nil, te))
 			}
 			link := filepath.Join(target, ShimName)
 			return finish(f, tool.NewEnvelope(name, &tool.Response{
@@ -68,158 +75,6 @@ shim elsewhere: put D first on your PATH.`,
 func mustGetwd(f *Factory) string {
 	wd, _ := f.Getwd()
 	return wd
-}
-
-// rmArgs is a parsed rm command line.
-type rmArgs struct {
-	opts     trash.RmOptions
-	operands []string
-	help     bool
-	version  bool
-}
-
-// rmUsageError is a command line rm rejects: its message lines, then
-// "Try 'rm --help' for more information.", exit 1.
-type rmUsageError struct{ lines []string }
-
-func (e *rmUsageError) Error() string { return strings.Join(e.lines, "\n") }
-
-var rmLongOptions = []string{
-	"force", "interactive", "one-file-system", "no-preserve-root", "preserve-root",
-	"recursive", "dir", "verbose", "help", "version", "-presume-input-tty",
-}
-
-// parseRmArgs reads rm's command line as GNU rm's getopt_long does:
-// bundled short options, options after operands (permutation), "--",
-// unambiguous prefixes of long options, --interactive[=WHEN].
-func parseRmArgs(args []string, utf8Locale bool) (*rmArgs, error) {
-	a := &rmArgs{}
-	lq, rq := "'", "'"
-	if utf8Locale {
-		lq, rq = "\u2018", "\u2019"
-	}
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		switch {
-		case arg == "--":
-			a.operands = append(a.operands, args[i+1:]...)
-			return a, nil
-		case strings.HasPrefix(arg, "--"):
-			name, value, hasValue := strings.Cut(arg[2:], "=")
-			full, err := matchLong(name)
-			if err != nil {
-				return nil, err
-			}
-			if hasValue && full != "interactive" && full != "preserve-root" {
-				return nil, &rmUsageError{[]string{fmt.Sprintf("option '--%s' doesn't allow an argument", full)}}
-			}
-			switch full {
-			case "force":
-				a.opts.Prompt, a.opts.Force = trash.PromptNever, true
-			case "interactive":
-				when := "always"
-				if hasValue {
-					w, ok := matchWhen(value)
-					if !ok {
-						return nil, &rmUsageError{[]string{
-							fmt.Sprintf("invalid argument %s%s%s for %s--interactive%s", lq, value, rq, lq, rq),
-							"Valid arguments are:",
-							fmt.Sprintf("  - %snever%s, %sno%s, %snone%s", lq, rq, lq, rq, lq, rq),
-							fmt.Sprintf("  - %sonce%s", lq, rq),
-							fmt.Sprintf("  - %salways%s, %syes%s", lq, rq, lq, rq),
-						}}
-					}
-					when = w
-				}
-				switch when {
-				case "never":
-					a.opts.Prompt = trash.PromptNever
-				case "once":
-					a.opts.Prompt, a.opts.Force = trash.PromptOnce, false
-				default:
-					a.opts.Prompt, a.opts.Force = trash.PromptAlways, false
-				}
-			case "recursive":
-				a.opts.Recursive = true
-			case "dir":
-				a.opts.Dir = true
-			case "verbose":
-				a.opts.Verbose = true
-			case "no-preserve-root":
-				a.opts.NoPreserveRoot = true
-			case "preserve-root":
-				a.opts.NoPreserveRoot = false
-			case "help":
-				a.help = true
-			case "version":
-				a.version = true
-			}
-		case len(arg) > 1 && arg[0] == '-':
-			for _, ch := range arg[1:] {
-				switch ch {
-				case 'f':
-					a.opts.Prompt, a.opts.Force = trash.PromptNever, true
-				case 'i':
-					a.opts.Prompt, a.opts.Force = trash.PromptAlways, false
-				case 'I':
-					a.opts.Prompt, a.opts.Force = trash.PromptOnce, false
-				case 'r', 'R':
-					a.opts.Recursive = true
-				case 'd':
-					a.opts.Dir = true
-				case 'v':
-					a.opts.Verbose = true
-				default:
-					return nil, &rmUsageError{[]string{fmt.Sprintf("invalid option -- '%c'", ch)}}
-				}
-			}
-		default:
-			a.operands = append(a.operands, arg)
-		}
-	}
-	return a, nil
-}
-
-func matchLong(name string) (string, error) {
-	var found []string
-	for _, o := range rmLongOptions {
-		if o == name {
-			return o, nil
-		}
-		if strings.HasPrefix(o, name) && name != "" {
-			found = append(found, o)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return "", &rmUsageError{[]string{fmt.Sprintf("unrecognized option '--%s'", name)}}
-	}
-	quoted := make([]string, len(found))
-	for i, o := range found {
-		quoted[i] = "'--" + o + "'"
-	}
-	return "", &rmUsageError{[]string{fmt.Sprintf("option '--%s' is ambiguous; possibilities: %s", name, strings.Join(quoted, " "))}}
-}
-
-// matchWhen reads --interactive's argument, abbreviations allowed as
-// argmatch allows them.
-func matchWhen(v string) (string, bool) {
-	words := map[string]string{"never": "never", "no": "never", "none": "never", "once": "once", "always": "always", "yes": "always"}
-	if w, ok := words[v]; ok {
-		return w, true
-	}
-	match := ""
-	for k, w := range words {
-		if v != "" && strings.HasPrefix(k, v) {
-			if match != "" && match != w {
-				return "", false
-			}
-			match = w
-		}
-	}
-	return match, match != ""
 }
 
 const rmHelp = `Usage: rm [OPTION]... [FILE]...
@@ -251,25 +106,25 @@ func RunRm(ctx context.Context, f *Factory, args []string) int {
 	utf8Locale := trash.UTF8Locale(f.Getenv)
 	quote := func(s string) string { return trash.QuoteRm(s, utf8Locale) }
 	errf := func(format string, a ...any) { fmt.Fprintf(f.IO.ErrOut, "rm: "+format+"\n", a...) }
-	parsed, err := parseRmArgs(args, utf8Locale)
-	var ue *rmUsageError
+	parsed, err := trash.ParseRmArgs(args, utf8Locale)
+	var ue *trash.RmUsageError
 	if errors.As(err, &ue) {
-		errf("%s", ue.lines[0])
-		for _, l := range ue.lines[1:] {
+		errf("%s", ue.Lines[0])
+		for _, l := range ue.Lines[1:] {
 			fmt.Fprintln(f.IO.ErrOut, l)
 		}
 		fmt.Fprintln(f.IO.ErrOut, "Try 'rm --help' for more information.")
 		return 1
 	}
 	switch {
-	case parsed.help:
+	case parsed.Help:
 		fmt.Fprint(f.IO.Out, rmHelp)
 		return 0
-	case parsed.version:
+	case parsed.Version:
 		fmt.Fprintf(f.IO.Out, "rm (mcode) %s\n", version)
 		return 0
-	case len(parsed.operands) == 0:
-		if parsed.opts.Force {
+	case len(parsed.Operands) == 0:
+		if parsed.Opts.Force {
 			return 0
 		}
 		errf("missing operand")
@@ -287,20 +142,16 @@ func RunRm(ctx context.Context, f *Factory, args []string) int {
 		return 1
 	}
 	env := &tool.Env{Root: cwd, UserHome: f.userHome(), Config: cfg, Now: f.Now, Getenv: f.Getenv}
-	opts := parsed.opts
+	opts := parsed.Opts
 	opts.Quote = quote
 	opts.Protected = []trash.Protected{{Path: env.UserHome, What: "the home directory"}}
-	if root := f.Getenv("MCODE_ROOT"); root != "" {
-		opts.Protected = append(opts.Protected, trash.Protected{Path: env.Abs(root), What: "the workspace root"})
-	}
-	if f.IO.InTTY {
-		in := bufio.NewReader(f.IO.In)
-		opts.Ask = func(question string) (bool, error) {
-			fmt.Fprint(f.IO.ErrOut, "rm: "+question)
-			return readYes(in)
+	for _, v := range []string{trash.ShimRootVar, "MCODE_ROOT"} {
+		if root := f.Getenv(v); root != "" {
+			opts.Protected = append(opts.Protected, trash.Protected{Path: env.Abs(root), What: "the workspace root"})
 		}
 	}
-	results, err := trash.New(env).Rm(ctx, opts, cwd, parsed.operands)
+	opts.Ask = f.rmAsker("rm: ")
+	results, err := trash.New(env).Rm(ctx, opts, cwd, parsed.Operands)
 	if errors.Is(err, trash.ErrCannotAsk) {
 		errf("cannot ask for confirmation: standard input is not a terminal; nothing removed")
 		return 1

@@ -13,60 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mcode-dev/mcode/pkg/trash"
 )
-
-func TestParseRmArgs(t *testing.T) {
-	type want struct {
-		force, recursive, dir, verbose bool
-		prompt                         trash.Prompting
-		operands                       []string
-	}
-	cases := []struct {
-		args []string
-		want want
-	}{
-		{[]string{"-rf", "a"}, want{force: true, recursive: true, prompt: trash.PromptNever, operands: []string{"a"}}},
-		{[]string{"a", "-R", "b"}, want{recursive: true, operands: []string{"a", "b"}}},
-		{[]string{"-f", "-i", "a"}, want{prompt: trash.PromptAlways, operands: []string{"a"}}},
-		{[]string{"-i", "-f", "a"}, want{force: true, prompt: trash.PromptNever, operands: []string{"a"}}},
-		{[]string{"-I", "a"}, want{prompt: trash.PromptOnce, operands: []string{"a"}}},
-		{[]string{"--interactive=once", "a"}, want{prompt: trash.PromptOnce, operands: []string{"a"}}},
-		{[]string{"--interactive", "a"}, want{prompt: trash.PromptAlways, operands: []string{"a"}}},
-		{[]string{"-f", "--interactive=never", "a"}, want{force: true, prompt: trash.PromptNever, operands: []string{"a"}}},
-		{[]string{"--interactive=al", "a"}, want{prompt: trash.PromptAlways, operands: []string{"a"}}},
-		{[]string{"--rec", "--for", "--verb", "--di", "x"}, want{force: true, recursive: true, dir: true, verbose: true, prompt: trash.PromptNever, operands: []string{"x"}}},
-		{[]string{"--", "-f", "--", "-"}, want{operands: []string{"-f", "--", "-"}}},
-		{[]string{"-", "-v"}, want{verbose: true, operands: []string{"-"}}},
-		{[]string{"--one-file-system", "--no-preserve-root", "--preserve-root", "a"}, want{operands: []string{"a"}}},
-		{[]string{"--p", "---presume", "a"}, want{operands: []string{"a"}}},
-	}
-	for _, c := range cases {
-		got, err := parseRmArgs(c.args, true)
-		if err != nil {
-			t.Errorf("%q: %v", c.args, err)
-			continue
-		}
-		g := want{got.opts.Force, got.opts.Recursive, got.opts.Dir, got.opts.Verbose, got.opts.Prompt, got.operands}
-		if diff := cmp.Diff(c.want, g, cmp.AllowUnexported(want{})); diff != "" {
-			t.Errorf("%q (-want +got):\n%s", c.args, diff)
-		}
-	}
-	for args, msg := range map[string]string{
-		"-z":                  "invalid option -- 'z'",
-		"-rfx":                "invalid option -- 'x'",
-		"--bogus":             "unrecognized option '--bogus'",
-		"--force=yes":         "option '--force' doesn't allow an argument",
-		"--interactive=maybe": "invalid argument ‘maybe’ for ‘--interactive’",
-	} {
-		_, err := parseRmArgs(strings.Fields(args), true)
-		var ue *rmUsageError
-		if !errors.As(err, &ue) || ue.lines[0] != msg {
-			t.Errorf("%s: %v, want %q", args, err, msg)
-		}
-	}
-}
 
 // rmScenario is a tree and an rm command line, run by GNU rm and by the
 // shim on two copies of the tree.

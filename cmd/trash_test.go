@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
-	"github.com/mcode-dev/mcode/pkg/trash"
 )
 
 func TestNewCmdRmFlagsEqualArgs(t *testing.T) {
@@ -44,7 +43,8 @@ func TestNewCmdRmFlagsEqualArgs(t *testing.T) {
 }
 
 // trashFactory is a factory whose workspace root is a fresh folder and
-// whose trash is in its own temp HOME; rm has nobody to ask.
+// whose trash is in its own temp HOME; standard input is no terminal, so
+// rm has nobody to ask.
 func trashFactory(t *testing.T) (*Factory, *iostreamsBuffers, string) {
 	t.Helper()
 	base := t.TempDir()
@@ -55,15 +55,6 @@ func trashFactory(t *testing.T) (*Factory, *iostreamsBuffers, string) {
 		"XDG_DATA_HOME": filepath.Join(base, "home", ".local", "share"),
 		"MCODE_ROOT":    root,
 	})
-	f.Tools = func() []*tool.Tool {
-		tools := NewFactory().builtinTools()
-		for i, tl := range tools {
-			if tl.Name == trash.RmName {
-				tools[i] = trash.RmTool(func() trash.Asker { return nil })
-			}
-		}
-		return tools
-	}
 	return f, bufs, root
 }
 
@@ -218,6 +209,25 @@ func TestRmInteractiveWithoutTerminalIsRefused(t *testing.T) {
 	}
 }
 
+func TestRmInteractiveOnATerminalAsks(t *testing.T) {
+	f, bufs, root := trashFactory(t)
+	f.IO.InTTY = true
+	for _, n := range []string{"yes", "no"} {
+		os.WriteFile(filepath.Join(root, n), nil, 0o644)
+	}
+	bufs.in.WriteString("y\nn\n")
+	code, m := runJSON(t, f, bufs, "rm", "-i", "yes", "no")
+	if code != 0 || field(m, "result.trashed") != 1.0 || field(m, "result.items.1.skipped") != "declined" {
+		t.Fatalf("rm -i: %d %v", code, m)
+	}
+	if got, want := bufs.errOut.String(), "mcode rm: remove regular empty file 'yes'? mcode rm: remove regular empty file 'no'? "; got != want {
+		t.Errorf("questions %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(root, "no")); err != nil {
+		t.Error("answered n, the file is gone")
+	}
+}
+
 func TestTrashToolsAreRegistered(t *testing.T) {
 	reg, err := tool.NewRegistry(NewFactory().builtinTools()...)
 	if err != nil {
@@ -246,7 +256,8 @@ func TestNonUTF8NamesFromTheCommandLine(t *testing.T) {
 	for _, n := range []string{"bad\xffname", "two\xfe"} {
 		os.WriteFile(filepath.Join(root, n), []byte(n), 0o644)
 	}
-	if code, m := rerun(t, f, bufs, "rm", "bad\xffname"); code != 0 || field(m, "result.items.0.entry.id") != "bad%FFname" {
+	if code, m := rerun(t, f, bufs, "rm", "bad\xffname"); code != 0 || field(m, "result.items.0.entry.id") != "bad%FFname" ||
+		field(m, "result.items.0.path") != `bad\xFFname` {
 		t.Fatalf("rm: %d %v", code, m)
 	}
 	if code, m := rerun(t, f, bufs, "trash", "put", "two\xfe"); code != 0 {

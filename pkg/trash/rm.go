@@ -65,7 +65,10 @@ type RmOptions struct {
 
 // RmResult is what happened to one operand.
 type RmResult struct {
-	Operand string `json:"path"`
+	// Path is the operand as given; bytes that are not UTF-8 show as \xHH.
+	Path string `json:"path"`
+	// Operand is the operand's exact bytes.
+	Operand string `json:"-"`
 	// Entry is set when the operand went to the trash.
 	Entry *Entry `json:"entry,omitempty"`
 	// Entries are set instead when rm -r LINK/ emptied the directory a
@@ -143,7 +146,7 @@ func plural(n int) string {
 
 func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResult {
 	q := opts.Quote(op)
-	res := RmResult{Operand: op}
+	res := RmResult{Path: DisplayPath(op), Operand: op}
 	fail := func(code tool.Code, hint string, lines ...string) RmResult {
 		res.Err = &RmError{Lines: lines, Code: code, Hint: hint}
 		return res

@@ -2,10 +2,12 @@ package trash
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // ShimDirName is the folder in MCODE_HOME that bash puts first on PATH.
@@ -14,24 +16,43 @@ const ShimDirName = "shims"
 // ShimName is the one command the shim folder holds.
 const ShimName = "rm"
 
+// ShimRootVar carries the workspace root of a bash command to the rm shim
+// it runs, which refuses that root like mcode rm does: --root is not
+// passed down, and MCODE_ROOT cannot be (a nested mcode would then resolve
+// relative paths against the root instead of its own folder).
+const ShimRootVar = "MCODE_SHIM_ROOT"
+
 // EnsureShim makes sure dataDir/shims/rm is a symlink to exe that can be
 // executed, rebuilding it when it is missing, points elsewhere or is
-// anything but that symlink, and returns the shims folder. An error means
-// the shim cannot be trusted: the caller must not run a command that
-// could reach the real rm instead.
+// anything but that symlink (the folder is mcode's own), and returns the
+// shims folder. An error means the shim cannot be trusted: the caller
+// must not run a command that could reach the real rm instead.
 func EnsureShim(dataDir, exe string) (string, error) {
 	dir := filepath.Join(dataDir, ShimDirName)
-	return dir, InstallShim(dir, exe)
+	return dir, installShim(dir, exe, true)
 }
 
-// InstallShim makes dir/rm a symlink to exe unless it already is one.
+// InstallShim makes dir/rm a symlink to exe unless it already is one. dir
+// is the user's folder: an rm already there that is not a link to exe is
+// refused (a *tool.Error), never replaced; only a dangling link is.
 func InstallShim(dir, exe string) error {
+	return installShim(dir, exe, false)
+}
+
+// installShim makes dir/rm a link to exe; own says whether whatever is in
+// the way may be replaced.
+func installShim(dir, exe string, own bool) error {
 	if !filepath.IsAbs(exe) {
 		return fmt.Errorf("rm shim: the mcode binary path %q is not absolute", exe)
 	}
 	link := filepath.Join(dir, ShimName)
 	if shimOK(link, exe) == nil {
 		return nil
+	}
+	if !own && taken(link) {
+		return &tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("%s exists and is not a link to mcode (%s); refusing to replace it", link, exe),
+			Hint:    "pick another folder with --dir, or move that rm away first"}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("rm shim: %w", err)
@@ -56,6 +77,16 @@ func InstallShim(dir, exe string) error {
 		return fmt.Errorf("rm shim rebuilt but still not usable: %w", err)
 	}
 	return nil
+}
+
+// taken says whether something other than a dangling link is at path.
+func taken(path string) bool {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(path)
+	return info.Mode()&fs.ModeSymlink == 0 || err == nil
 }
 
 // shimOK checks that link is a symlink resolving to exe and executable.

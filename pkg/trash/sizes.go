@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
@@ -63,30 +64,16 @@ func formatDirSizes(m map[string]dirSize) []byte {
 		b.WriteByte(' ')
 		b.WriteString(strconv.FormatInt(m[n].Mtime, 10))
 		b.WriteByte(' ')
-		b.WriteString(escapeSizesName(n))
+		b.WriteString(EscapePath(n))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
 }
 
-// escapeSizesName is Path='s encoding plus '/', which the spec forbids in
-// a directorysizes name even as %2F (names in files/ never have one).
-func escapeSizesName(n string) string {
-	return EscapePath(n)
-}
-
-// validEntryName is a name that can be a direct child of files/.
+// validEntryName is a name that can be a direct child of files/ (so it
+// never holds the '/' that the spec forbids in directorysizes, even as %2F).
 func validEntryName(n string) bool {
-	return n != "" && n != "." && n != ".." && !bytesContains(n, '/') && !bytesContains(n, 0)
-}
-
-func bytesContains(s string, c byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return true
-		}
-	}
-	return false
+	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, "/\x00")
 }
 
 // updateDirSizes rewrites trashDir's cache with change applied, through a

@@ -88,6 +88,10 @@ func RmTool(asker func() Asker) *tool.Tool {
 		Name: RmName, Mode: tool.Sequential,
 		Description: rmDescription, Schema: rmSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RmParams) (*tool.Response, error) {
+		if len(p.Paths) == 0 && !p.Force {
+			return nil, &tool.Error{Code: tool.CodeUsage, Message: "rm: missing operand",
+				Hint: "name the files or directories to trash (force accepts an empty list, as rm -f does)"}
+		}
 		opts := RmOptions{Force: p.Force, Recursive: p.Recursive, Dir: p.Dir}
 		if asker != nil {
 			opts.Ask = asker()
@@ -169,6 +173,9 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 	if res.Trashed > 0 {
 		b.WriteString("restore with: mcode trash restore ID (or the original path)\n")
 	}
+	if len(paths) == 0 {
+		b.WriteString("nothing to remove: no paths (force)\n")
+	}
 	resp := &tool.Response{Output: b.String(), Result: res}
 	if err != nil {
 		return resp, err
@@ -176,7 +183,7 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 	if firstErr != nil {
 		msg := firstErr.Message()
 		if res.Failed > 1 {
-			msg += fmt.Sprintf(" (and %d more failures)", res.Failed-1)
+			msg += fmt.Sprintf(" (and %d more failure%s)", res.Failed-1, plural(res.Failed-1))
 		}
 		return resp, &tool.Error{Code: firstErr.Code, Message: msg, Hint: firstErr.Hint}
 	}
@@ -258,7 +265,7 @@ func ListTool() *tool.Tool {
 		Description: listDescription, Schema: listSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ListParams) (*tool.Response, error) {
 		can := New(env)
-		opts := ListOptions{Sizes: true}
+		opts := ListOptions{Sizes: true, Dirs: can.Dirs()}
 		if p.Path != "" {
 			opts.Prefix = env.Abs(p.Path)
 		}
@@ -279,7 +286,7 @@ func ListTool() *tool.Tool {
 			return nil, err
 		}
 		res := ListResult{Total: len(entries), Entries: entries, Problems: problems}
-		for _, d := range can.Dirs() {
+		for _, d := range opts.Dirs {
 			res.TrashDirs = append(res.TrashDirs, d.Path)
 		}
 		resp := &tool.Response{Result: &res}
@@ -297,14 +304,26 @@ func ListTool() *tool.Tool {
 		if res.Problems == nil {
 			res.Problems = []Problem{}
 		}
-		resp.Output = formatList(&res)
+		var filters []string
+		if p.Path != "" {
+			filters = append(filters, "path "+lineSafe(DisplayPath(opts.Prefix)))
+		}
+		if p.Since != "" {
+			filters = append(filters, "since "+lineSafe(p.Since))
+		}
+		resp.Output = formatList(&res, filters)
 		return resp, nil
 	})
 }
 
-func formatList(res *ListResult) string {
+// formatList renders a listing; filters name what narrowed it, so that
+// an empty answer says whether the trash is empty or nothing matched.
+func formatList(res *ListResult, filters []string) string {
 	var b strings.Builder
-	if res.Total == 0 {
+	switch {
+	case res.Total == 0 && len(filters) > 0:
+		b.WriteString("nothing in the trash matches " + strings.Join(filters, ", ") + "\n")
+	case res.Total == 0:
 		b.WriteString("the trash is empty")
 		if len(res.TrashDirs) > 0 {
 			b.WriteString(" (" + strings.Join(res.TrashDirs, ", ") + ")")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -66,10 +67,18 @@ func HomeTrash(env *tool.Env) string {
 	}
 	home := env.UserHome
 	if home == "" {
-		home, _ = os.UserHomeDir()
+		if u, err := user.Current(); err == nil {
+			home = u.HomeDir
+		}
+	}
+	if home == "" {
+		return "" // no home trash: Put refuses, List skips it
 	}
 	return filepath.Join(home, ".local", "share", "Trash")
 }
+
+// errNoHomeTrash is Put's answer when there is no home to hold the trash.
+var errNoHomeTrash = errors.New("no home trash: HOME is not set and the user database has no home directory (set HOME or trash.dir)")
 
 // Dir is one trash directory.
 type Dir struct {
@@ -198,6 +207,9 @@ func kindOf(mode fs.FileMode) string {
 // first and reserves the name (the spec's O_EXCL rule); a failed move
 // takes it back, so a failure leaves the file where it was.
 func (c *Can) Put(ctx context.Context, path string) (*Entry, error) {
+	if !filepath.IsAbs(c.Home) {
+		return nil, errNoHomeTrash
+	}
 	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
 		return nil, err
@@ -398,7 +410,10 @@ func (c *Can) ownDir(p string) bool {
 // every mounted file system that has one. The same directory reached
 // twice (bind mounts) is listed once.
 func (c *Can) Dirs() []Dir {
-	dirs := []Dir{c.homeDir()}
+	var dirs []Dir
+	if filepath.IsAbs(c.Home) {
+		dirs = append(dirs, c.homeDir())
+	}
 	seen := map[string]bool{}
 	if real, err := filepath.EvalSymlinks(c.Home); err == nil {
 		seen[real] = true
@@ -442,6 +457,8 @@ type ListOptions struct {
 	// Sizes fills Size for directories (from directorysizes, measured
 	// and cached when it has no fresh line).
 	Sizes bool
+	// Dirs are the trash directories to read (nil: c.Dirs()).
+	Dirs []Dir
 }
 
 // List returns the entries of every trash directory, newest first, and
@@ -449,7 +466,11 @@ type ListOptions struct {
 func (c *Can) List(ctx context.Context, opts ListOptions) ([]*Entry, []Problem, error) {
 	var all []*Entry
 	var problems []Problem
-	for _, d := range c.Dirs() {
+	dirs := opts.Dirs
+	if dirs == nil {
+		dirs = c.Dirs()
+	}
+	for _, d := range dirs {
 		entries, probs, err := c.listDir(ctx, d, opts.Sizes)
 		if err != nil {
 			return nil, nil, err

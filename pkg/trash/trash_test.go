@@ -798,3 +798,22 @@ func TestConcurrentPutsOfTheSameName(t *testing.T) {
 		t.Errorf("%d entries for %d puts", len(entries), n)
 	}
 }
+
+// Without HOME or a home directory at all, nothing goes to a trash
+// folder relative to wherever rm happens to run.
+func TestNoHomeTrashRefusesPut(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	f := filepath.Join(dir, "f")
+	os.WriteFile(f, nil, 0o644)
+	c := &Can{Home: filepath.Join("", ".local", "share", "Trash"), Now: time.Now, Mounts: func() []string { return nil }}
+	if _, err := c.Put(ctx, f); err == nil {
+		t.Fatal("Put succeeded into a relative home trash")
+	}
+	if _, err := os.Lstat(f); err != nil {
+		t.Errorf("the file moved: %v", err)
+	}
+	if entries, _, err := c.List(ctx, ListOptions{}); err != nil || len(entries) != 0 {
+		t.Errorf("List: %v, %v", entries, err)
+	}
+}
