@@ -33,11 +33,20 @@ func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error)
 		src = io.TeeReader(raw, h)
 	}
 	req := pageRequest{offset: offset, limit: limit, size: r.size, fullScan: fullScan}
-	if enc != textenc.UTF8 {
+	switch enc {
+	case textenc.UTF16LE, textenc.UTF16BE:
 		if src, err = textenc.NewReader(src, enc); err != nil {
 			return nil, err
 		}
 		req.rawScanned = func() int64 { return raw.n }
+	case textenc.UTF8BOM:
+		// The BOM (EF BB BF) is hashed and counted, not shown; the lines
+		// after it are UTF-8 like any others.
+		if _, err := io.CopyN(io.Discard, src, 3); err != nil {
+			return nil, readError(r.display, err)
+		}
+	case textenc.Latin1, textenc.Windows1252:
+		req.singleByte = enc
 	}
 	page, err := scanPage(ctx, src, req)
 	if err != nil {
@@ -75,9 +84,12 @@ func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error)
 		r.note("%d %s longer than %d characters %s cut (%s); each cut line ends with %q",
 			n, plural(n, "line"), MaxLineChars, plural(n, "was", "were"), lineList(page.cutLines), cutMarkPrefix+"N"+cutMarkSuffix)
 	}
-	if n := len(page.nonUTF8Lines); n > 0 {
-		r.note("%s %s not valid UTF-8; shown decoded as Windows-1252 (%s)",
-			plural(n, "line", "lines"), plural(n, "is", "are"), lineList(page.nonUTF8Lines))
+	if n := len(page.oddLines); n > 0 && req.singleByte == "" {
+		r.note("%d %s not valid UTF-8; shown decoded as Windows-1252 (%s)",
+			n, plural(n, "line is", "lines are"), lineList(page.oddLines))
+	} else if n > 0 {
+		r.note("%d %s UTF-8, not %s; shown as UTF-8 (%s)",
+			n, plural(n, "line is", "lines are"), enc, lineList(page.oddLines))
 	}
 
 	resp := &tool.Response{Output: string(page.output), Result: r.result}
