@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,7 +76,8 @@ func (m *multiline) UnmarshalJSON(data []byte) error {
 	}
 	var parts []string
 	if err := json.Unmarshal(data, &parts); err != nil {
-		return errors.New("want a string or a list of strings")
+		// A type error, so that the decoder names the field it is in.
+		return &json.UnmarshalTypeError{Value: jsonKind(data), Type: reflect.TypeFor[multiline]()}
 	}
 	*m = multiline(strings.Join(parts, ""))
 	return nil
@@ -174,6 +176,9 @@ func parseNotebook(data []byte) (*notebookFile, error) {
 			return nil, fmt.Errorf("not JSON: %v (line %d)", se, line)
 		}
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return nil, fmt.Errorf("the document is a JSON %s, not an object", te.Value)
+		}
 		if errors.As(err, &te) {
 			return nil, fmt.Errorf("field %q has the wrong type (%s)", te.Field, te.Value)
 		}
@@ -279,6 +284,24 @@ func renderOutput(o notebookOutput) string {
 
 func isTextMIME(m string) bool {
 	return m == "text/plain" || m == "text/markdown" || m == "text/html" || m == "application/json"
+}
+
+// jsonKind names the kind of a JSON value as encoding/json's type errors
+// do.
+func jsonKind(data []byte) string {
+	switch data[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 func mustJSON(s string) json.RawMessage {
