@@ -100,7 +100,7 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 		rest = formatRanges(append(toRanges(doc.shown[len(shown):]), mustParse(doc.rest)...))
 	}
 	if rest != "" {
-		hint := fmt.Sprintf("more pages follow: mcode read %s --pages %s (at most %d pages a call)", shellQuote(r.hintPath()), firstPages(rest, MaxPDFPages), MaxPDFPages)
+		hint := fmt.Sprintf("more pages follow: mcode read %s --pages %s (at most %d pages a call)", shellQuote(r.display), firstPages(rest, MaxPDFPages), MaxPDFPages)
 		if capped {
 			hint = fmt.Sprintf("the output reached its %d KiB cap; %s", MaxOutputBytes/1024, hint)
 		}

@@ -204,7 +204,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	}
 	defer f.Close()
 
-	r := &reading{env: env, params: p, display: display, file: f, res: res, size: res.info.Size()}
+	r := &reading{env: env, params: p, display: display, file: f, size: res.info.Size()}
 	r.result = Result{Path: res.abs, Bytes: r.size}
 	if res.variant != "" {
 		v := res.variant
@@ -234,11 +234,12 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 
 // reading is one call in progress.
 type reading struct {
-	env     *tool.Env
-	params  Params
-	display string // the path as the caller wrote it (or the resolved one)
+	env    *tool.Env
+	params Params
+	// display is the path as the caller wrote it when it worked, else the
+	// file actually read: what messages name and hints repeat.
+	display string
 	file    *os.File
-	res     *resolved
 	size    int64
 	result  Result
 }

@@ -96,7 +96,7 @@ func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error)
 	more := page.end < page.total || !page.totalExact
 	if more && page.end >= page.start {
 		next := page.end + 1
-		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", shellQuote(r.hintPath()), next)
+		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", shellQuote(r.display), next)
 		if r.params.Limit != 0 {
 			hint += " --limit " + strconv.Itoa(r.params.Limit)
 		}
@@ -107,15 +107,6 @@ func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error)
 		resp.Truncated = page.outputCapped || r.params.Limit == 0
 	}
 	return resp, nil
-}
-
-// hintPath is the path to repeat in a suggested call: the caller's own
-// spelling when it worked, else the file actually read.
-func (r *reading) hintPath() string {
-	if r.res.variant != "" {
-		return r.res.abs
-	}
-	return r.params.Path
 }
 
 func pastEnd(display string, offset, total int) error {
