@@ -13,13 +13,9 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// text reads a page of a text file.
-func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error) {
+// text reads a page of a text file in encoding enc.
+func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Response, error) {
 	r.ignorePaging("text", true, false)
-	enc, err := textenc.Detect(head)
-	if err != nil {
-		return nil, fmt.Errorf("detecting the encoding of %s: %w", r.display, err)
-	}
 	offset, limit := max(r.params.Offset, 1), r.params.Limit
 	if limit == 0 {
 		limit = DefaultLimit
@@ -35,9 +31,11 @@ func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error)
 	req := pageRequest{offset: offset, limit: limit, size: r.size, fullScan: fullScan}
 	switch enc {
 	case textenc.UTF16LE, textenc.UTF16BE:
-		if src, err = textenc.NewReader(src, enc); err != nil {
+		decoded, err := textenc.NewReader(src, enc)
+		if err != nil {
 			return nil, err
 		}
+		src = decoded
 		req.rawScanned = func() int64 { return raw.n }
 	case textenc.UTF8BOM:
 		// The BOM (EF BB BF) is hashed and counted, not shown; the lines
