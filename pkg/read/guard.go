@@ -81,10 +81,6 @@ func checkFileType(display, abs string, info fs.FileInfo) error {
 	return nil
 }
 
-func notFound(display, abs string) error {
-	return fsutil.NotFound(display, abs)
-}
-
 // shellQuote quotes s for a POSIX shell when it needs it, so hints can be
 // pasted as they are.
 func shellQuote(s string) string {
