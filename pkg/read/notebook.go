@@ -262,7 +262,7 @@ func renderOutput(o notebookOutput) string {
 				fmt.Fprintf(&b, "→ %s\n", describeImageData(m, data[m]))
 			}
 		}
-		for _, pref := range []string{"text/plain", "text/markdown", "text/html", "application/json"} {
+		for _, pref := range textMIMEs {
 			if raw, ok := data[pref]; ok {
 				var s multiline
 				if json.Unmarshal(raw, &s) != nil {
@@ -274,7 +274,7 @@ func renderOutput(o notebookOutput) string {
 			}
 		}
 		for _, m := range mimes {
-			if !strings.HasPrefix(m, "image/") && (!textShown || !isTextMIME(m)) {
+			if !strings.HasPrefix(m, "image/") && (!textShown || !slices.Contains(textMIMEs, m)) {
 				fmt.Fprintf(&b, "→ [%s, %s]\n", m, humanBytes(int64(len(data[m]))))
 			}
 		}
@@ -282,9 +282,9 @@ func renderOutput(o notebookOutput) string {
 	return b.String()
 }
 
-func isTextMIME(m string) bool {
-	return m == "text/plain" || m == "text/markdown" || m == "text/html" || m == "application/json"
-}
+// textMIMEs are the output forms shown as text, in order of preference:
+// the first one an output has is shown, and the others are not listed.
+var textMIMEs = []string{"text/plain", "text/markdown", "text/html", "application/json"}
 
 // jsonKind names the kind of a JSON value as encoding/json's type errors
 // do.
