@@ -81,6 +81,16 @@ func checkFileType(display, abs string, info fs.FileInfo) error {
 	return nil
 }
 
+// pathArg writes a path as the argument of a suggested command: quoted
+// for the shell, and with ./ before a relative path that starts with a
+// dash, which the command would take for a flag.
+func pathArg(p string) string {
+	if strings.HasPrefix(p, "-") {
+		p = "./" + p
+	}
+	return shellQuote(p)
+}
+
 // shellQuote quotes s for a POSIX shell when it needs it, so hints can be
 // pasted as they are.
 func shellQuote(s string) string {

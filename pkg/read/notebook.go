@@ -154,7 +154,7 @@ func (r *reading) notebook(ctx context.Context) (*tool.Response, error) {
 	}
 	resp := &tool.Response{Output: out.String(), Result: r.result}
 	if end < total {
-		hint := fmt.Sprintf("more cells follow: mcode read %s --offset %d", shellQuote(r.display), end+1)
+		hint := fmt.Sprintf("more cells follow: mcode read %s --offset %d", pathArg(r.display), end+1)
 		if r.params.Limit != 0 {
 			hint += " --limit " + strconv.Itoa(r.params.Limit)
 		}

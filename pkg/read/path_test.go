@@ -112,6 +112,14 @@ func TestDevicePathReason(t *testing.T) {
 	}
 }
 
+func TestPathArg(t *testing.T) {
+	for in, want := range map[string]string{"main.go": "main.go", "-x.txt": "./-x.txt", "--help": "./--help", "-a b": "'./-a b'", "/abs/-x": "/abs/-x"} {
+		if got := pathArg(in); got != want {
+			t.Errorf("pathArg(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{"main.go": "main.go", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "/x/y-z_1.txt": "/x/y-z_1.txt"} {
 		if got := shellQuote(in); got != want {

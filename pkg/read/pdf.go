@@ -101,7 +101,7 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 	}
 	if len(rest) > 0 {
 		next, _, _ := selectPages(rest, math.MaxInt32, MaxPDFPages)
-		hint := fmt.Sprintf("more pages follow: mcode read %s --pages %s (at most %d pages a call)", shellQuote(r.display), formatPages(next), MaxPDFPages)
+		hint := fmt.Sprintf("more pages follow: mcode read %s --pages %s (at most %d pages a call)", pathArg(r.display), formatPages(next), MaxPDFPages)
 		if capped {
 			hint = fmt.Sprintf("the output reached its %d KiB cap; %s", MaxOutputBytes/1024, hint)
 		}

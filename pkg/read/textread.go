@@ -94,7 +94,7 @@ func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Respons
 	more := page.end < page.total || !page.totalExact
 	if more && page.end >= page.start {
 		next := page.end + 1
-		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", shellQuote(r.display), next)
+		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", pathArg(r.display), next)
 		if r.params.Limit != 0 {
 			hint += " --limit " + strconv.Itoa(r.params.Limit)
 		}
