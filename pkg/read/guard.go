@@ -25,12 +25,14 @@ var deviceNames = map[string]string{
 	"/dev/ptmx":    "a terminal multiplexer",
 	"/dev/kmsg":    "the kernel log, which waits for new messages",
 	"/proc/kmsg":   "the kernel log, which waits for new messages",
+	"/proc/kcore":  "the kernel's memory",
 }
 
 // devicePathReason says why a path is refused by name, or "" when it is
 // not a known device path: the names above, terminals (/dev/tty*,
-// /dev/pts/*), and file descriptors (/dev/fd/*, /proc/*/fd/*,
-// /proc/*/task/*/fd/*), which may be pipes that block forever.
+// /dev/pts/*), file descriptors (/dev/fd/*, /proc/*/fd/*,
+// /proc/*/task/*/fd/*), which may be pipes that block forever, and the
+// memory of processes (/proc/*/mem, /proc/*/task/*/mem).
 func devicePathReason(abs string) string {
 	abs = filepath.Clean(abs)
 	if why, ok := deviceNames[abs]; ok {
@@ -45,6 +47,9 @@ func devicePathReason(abs string) string {
 		parts := strings.Split(abs, "/") // "", "proc", PID, "fd", N  or  "", "proc", PID, "task", TID, "fd", N
 		if len(parts) >= 5 && parts[3] == "fd" || len(parts) >= 7 && parts[3] == "task" && parts[5] == "fd" {
 			return "a file descriptor of a process"
+		}
+		if len(parts) == 4 && parts[3] == "mem" || len(parts) == 6 && parts[3] == "task" && parts[5] == "mem" {
+			return "the memory of a process"
 		}
 	}
 	return ""
@@ -76,8 +81,14 @@ func checkFileType(display, abs string, info fs.FileInfo) error {
 	return nil
 }
 
-func notFound(display, abs string) error {
-	return fsutil.NotFound(display, abs)
+// pathArg writes a path as the argument of a suggested command: quoted
+// for the shell, and with ./ before a relative path that starts with a
+// dash, which the command would take for a flag.
+func pathArg(p string) string {
+	if strings.HasPrefix(p, "-") {
+		p = "./" + p
+	}
+	return shellQuote(p)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it, so hints can be

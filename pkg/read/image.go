@@ -174,8 +174,11 @@ func scale(img image.Image, w, h int) image.Image {
 		return img
 	}
 	if k := min(b.Dx()/w, b.Dy()/h); k >= 2 {
-		rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-		draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
+		rgba, ok := img.(*image.RGBA) // as PNGs without alpha decode
+		if !ok {
+			rgba = image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+			draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
+		}
 		img = boxReduce(rgba, k)
 		if b = img.Bounds(); b.Dx() == w && b.Dy() == h {
 			return img

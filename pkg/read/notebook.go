@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,7 +76,8 @@ func (m *multiline) UnmarshalJSON(data []byte) error {
 	}
 	var parts []string
 	if err := json.Unmarshal(data, &parts); err != nil {
-		return errors.New("want a string or a list of strings")
+		// A type error, so that the decoder names the field it is in.
+		return &json.UnmarshalTypeError{Value: jsonKind(data), Type: reflect.TypeFor[multiline]()}
 	}
 	*m = multiline(strings.Join(parts, ""))
 	return nil
@@ -152,7 +154,7 @@ func (r *reading) notebook(ctx context.Context) (*tool.Response, error) {
 	}
 	resp := &tool.Response{Output: out.String(), Result: r.result}
 	if end < total {
-		hint := fmt.Sprintf("more cells follow: mcode read %s --offset %d", shellQuote(r.hintPath()), end+1)
+		hint := fmt.Sprintf("more cells follow: mcode read %s --offset %d", pathArg(r.display), end+1)
 		if r.params.Limit != 0 {
 			hint += " --limit " + strconv.Itoa(r.params.Limit)
 		}
@@ -174,6 +176,9 @@ func parseNotebook(data []byte) (*notebookFile, error) {
 			return nil, fmt.Errorf("not JSON: %v (line %d)", se, line)
 		}
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return nil, fmt.Errorf("the document is a JSON %s, not an object", te.Value)
+		}
 		if errors.As(err, &te) {
 			return nil, fmt.Errorf("field %q has the wrong type (%s)", te.Field, te.Value)
 		}
@@ -257,7 +262,7 @@ func renderOutput(o notebookOutput) string {
 				fmt.Fprintf(&b, "→ %s\n", describeImageData(m, data[m]))
 			}
 		}
-		for _, pref := range []string{"text/plain", "text/markdown", "text/html", "application/json"} {
+		for _, pref := range textMIMEs {
 			if raw, ok := data[pref]; ok {
 				var s multiline
 				if json.Unmarshal(raw, &s) != nil {
@@ -269,7 +274,7 @@ func renderOutput(o notebookOutput) string {
 			}
 		}
 		for _, m := range mimes {
-			if !strings.HasPrefix(m, "image/") && (!textShown || !isTextMIME(m)) {
+			if !strings.HasPrefix(m, "image/") && (!textShown || !slices.Contains(textMIMEs, m)) {
 				fmt.Fprintf(&b, "→ [%s, %s]\n", m, humanBytes(int64(len(data[m]))))
 			}
 		}
@@ -277,8 +282,26 @@ func renderOutput(o notebookOutput) string {
 	return b.String()
 }
 
-func isTextMIME(m string) bool {
-	return m == "text/plain" || m == "text/markdown" || m == "text/html" || m == "application/json"
+// textMIMEs are the output forms shown as text, in order of preference:
+// the first one an output has is shown, and the others are not listed.
+var textMIMEs = []string{"text/plain", "text/markdown", "text/html", "application/json"}
+
+// jsonKind names the kind of a JSON value as encoding/json's type errors
+// do.
+func jsonKind(data []byte) string {
+	switch data[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 func mustJSON(s string) json.RawMessage {

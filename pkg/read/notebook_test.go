@@ -143,7 +143,9 @@ func TestReadNotebookBroken(t *testing.T) {
 	write(t, env, "nocells.ipynb", []byte(`{"metadata": {}}`))
 	readErr(t, env, Params{Path: "nocells.ipynb"}, tool.CodeCorruptFile)
 	write(t, env, "wrongtype.ipynb", []byte(`{"cells": [{"cell_type": "code", "source": 5}]}`))
-	readErr(t, env, Params{Path: "wrongtype.ipynb"}, tool.CodeCorruptFile)
+	if te := readErr(t, env, Params{Path: "wrongtype.ipynb"}, tool.CodeCorruptFile); !strings.Contains(te.Message, `field "cells.source"`) {
+		t.Errorf("message %q does not name the field", te.Message)
+	}
 	write(t, env, "binary.ipynb", []byte("\x00\x01\x02"))
 	readErr(t, env, Params{Path: "binary.ipynb"}, tool.CodeCorruptFile)
 

@@ -58,17 +58,17 @@ func pageNumber(s string) (int, error) {
 }
 
 // selectPages expands ranges against a document of total pages into the
-// sorted, distinct pages to show, at most limit of them; rest is the spec of
-// the pages left over ("" when none). A page past the end is an error.
-// It works on merged ranges, so "1-" on a huge page count costs nothing.
-func selectPages(ranges []pageRange, total, limit int) (shown []int, rest string, err error) {
+// sorted, distinct pages to show, at most limit of them; rest are the
+// pages left over. A page past the end is an error. It works on merged
+// ranges, so "1-" on a huge page count costs nothing.
+func selectPages(ranges []pageRange, total, limit int) (shown []int, rest []pageRange, err error) {
 	if len(ranges) == 0 {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	merged := make([]pageRange, 0, len(ranges))
 	for _, r := range ranges {
 		if r.first > total {
-			return nil, "", fmt.Errorf("page %d is past the end: the document has %d %s", r.first, total, plural(total, "page"))
+			return nil, nil, fmt.Errorf("page %d is past the end: the document has %d %s", r.first, total, plural(total, "page"))
 		}
 		if r.last == 0 || r.last > total {
 			r.last = total
@@ -86,17 +86,16 @@ func selectPages(ranges []pageRange, total, limit int) (shown []int, rest string
 		}
 	}
 	merged = merged[:j+1]
-	var left []pageRange
 	for _, r := range merged {
 		take := min(r.last-r.first+1, limit-len(shown))
 		for p := r.first; p < r.first+take; p++ {
 			shown = append(shown, p)
 		}
 		if r.first+take <= r.last {
-			left = append(left, pageRange{r.first + take, r.last})
+			rest = append(rest, pageRange{r.first + take, r.last})
 		}
 	}
-	return shown, formatRanges(left), nil
+	return shown, rest, nil
 }
 
 // formatRanges writes ranges back as a spec: 1-3,7,9-12.

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -173,7 +174,7 @@ func statError(display, abs string, err error) error {
 			Message: "no permission to look up " + display + ": " + pathErrText(err),
 			Hint:    "a folder on the way is not searchable by this user; check its permissions (ls -ld)"}
 	case errors.Is(err, fs.ErrNotExist) || err == nil:
-		return notFound(display, abs)
+		return fsutil.NotFound(display, abs)
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return &tool.Error{Code: tool.CodeInvalidArgs,
 			Message: fmt.Sprintf("the path is too long for the file system (%d bytes)", len(abs)),

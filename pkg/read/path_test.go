@@ -99,14 +99,23 @@ func TestReadPathVariants(t *testing.T) {
 func TestDevicePathReason(t *testing.T) {
 	for _, p := range []string{"/dev/zero", "/dev/random", "/dev/urandom", "/dev/full", "/dev/stdin", "/dev/stdout", "/dev/tty",
 		"/dev/tty0", "/dev/pts/3", "/dev/fd/0", "/dev/fd/../zero", "/proc/self/fd/0", "/proc/1234/fd/7",
-		"/proc/self/task/99/fd/2", "/proc/kmsg", "//dev//zero"} {
+		"/proc/self/task/99/fd/2", "/proc/kmsg", "//dev//zero", "/proc/self/mem", "/proc/42/task/43/mem", "/proc/kcore"} {
 		if devicePathReason(p) == "" {
 			t.Errorf("%s not refused by name", p)
 		}
 	}
-	for _, p := range []string{"/dev/shm/data.txt", "/proc/cpuinfo", "/proc/self/status", "/proc/self/fdinfo/0", "/proc/self/fd", "/home/dev/zero", "/tmp/x"} {
+	for _, p := range []string{"/dev/shm/data.txt", "/proc/cpuinfo", "/proc/self/status", "/proc/self/fdinfo/0", "/proc/self/fd", "/home/dev/zero", "/tmp/x",
+		"/proc/self/maps", "/proc/self/task/43/status", "/proc/mem/x"} {
 		if why := devicePathReason(p); why != "" {
 			t.Errorf("%s refused by name: %s", p, why)
+		}
+	}
+}
+
+func TestPathArg(t *testing.T) {
+	for in, want := range map[string]string{"main.go": "main.go", "-x.txt": "./-x.txt", "--help": "./--help", "-a b": "'./-a b'", "/abs/-x": "/abs/-x"} {
+		if got := pathArg(in); got != want {
+			t.Errorf("pathArg(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -97,10 +97,11 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 	resp := &tool.Response{Output: out, Result: r.result}
 	rest := doc.rest
 	if capped {
-		rest = formatRanges(append(toRanges(doc.shown[len(shown):]), mustParse(doc.rest)...))
+		rest = append(toRanges(doc.shown[len(shown):]), rest...)
 	}
-	if rest != "" {
-		hint := fmt.Sprintf("more pages follow: mcode read %s --pages %s (at most %d pages a call)", shellQuote(r.hintPath()), firstPages(rest, MaxPDFPages), MaxPDFPages)
+	if len(rest) > 0 {
+		next, _, _ := selectPages(rest, math.MaxInt32, MaxPDFPages)
+		hint := fmt.Sprintf("more pages follow: mcode read %s --pages %s (at most %d pages a call)", pathArg(r.display), formatPages(next), MaxPDFPages)
 		if capped {
 			hint = fmt.Sprintf("the output reached its %d KiB cap; %s", MaxOutputBytes/1024, hint)
 		}
@@ -145,20 +146,6 @@ func toRanges(pages []int) []pageRange {
 	return out
 }
 
-func mustParse(spec string) []pageRange {
-	if spec == "" {
-		return nil
-	}
-	rs, _ := parsePages(spec)
-	return rs
-}
-
-// firstPages is the spec of the first n pages of spec.
-func firstPages(spec string, n int) string {
-	shown, _, _ := selectPages(mustParse(spec), math.MaxInt32, n)
-	return formatPages(shown)
-}
-
 // formatPages writes pages back as a spec, runs folded: 1-3,7,9-12.
 func formatPages(pages []int) string {
 	return formatRanges(toRanges(pages))
@@ -169,7 +156,7 @@ type pdfText struct {
 	total     int
 	shown     []int
 	texts     []string
-	rest      string // pages asked for beyond MaxPDFPages
+	rest      []pageRange // pages asked for beyond MaxPDFPages
 	encrypted bool
 	failed    []pageFailure
 }

@@ -204,7 +204,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	}
 	defer f.Close()
 
-	r := &reading{env: env, params: p, display: display, file: f, res: res, size: res.info.Size()}
+	r := &reading{env: env, params: p, display: display, file: f, size: res.info.Size()}
 	r.result = Result{Path: res.abs, Bytes: r.size}
 	if res.variant != "" {
 		v := res.variant
@@ -218,7 +218,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	}
 	head = head[:n]
 
-	switch kind, ft := classify(res.abs, head); kind {
+	switch kind, ft, enc := classify(res.abs, head); kind {
 	case KindPDF:
 		return r.pdf(ctx)
 	case KindNotebook:
@@ -228,17 +228,18 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	case KindBinary:
 		return r.binary(ft)
 	default:
-		return r.text(ctx, head)
+		return r.text(ctx, enc)
 	}
 }
 
 // reading is one call in progress.
 type reading struct {
-	env     *tool.Env
-	params  Params
-	display string // the path as the caller wrote it (or the resolved one)
+	env    *tool.Env
+	params Params
+	// display is the path as the caller wrote it when it worked, else the
+	// file actually read: what messages name and hints repeat.
+	display string
 	file    *os.File
-	res     *resolved
 	size    int64
 	result  Result
 }
@@ -257,28 +258,29 @@ func (r *reading) ignorePaging(kind string, pages, offsetLimit bool) {
 	}
 }
 
-// classify names the kind of a file from its name and first bytes.
-func classify(abs string, head []byte) (string, textenc.FileType) {
+// classify names the kind of a file from its name and first bytes, with
+// the format of a binary file or an image and the encoding of a text.
+func classify(abs string, head []byte) (string, textenc.FileType, textenc.Encoding) {
 	ext := strings.ToLower(filepath.Ext(abs))
 	if ext == ".ipynb" {
-		return KindNotebook, textenc.FileType{}
+		return KindNotebook, textenc.FileType{}, ""
 	}
 	if isPDF(head) || ext == ".pdf" {
-		return KindPDF, textenc.FileType{Name: "PDF document", MIME: "application/pdf"}
+		return KindPDF, textenc.FileType{Name: "PDF document", MIME: "application/pdf"}, ""
 	}
 	ft, known := textenc.SniffType(head)
 	if known && imageMIMEs[ft.MIME] {
-		return KindImage, ft
+		return KindImage, ft, ""
 	}
-	_, detectErr := textenc.Detect(head)
-	binary := errors.Is(detectErr, textenc.ErrBinary)
+	enc, err := textenc.Detect(head)
+	binary := err != nil // ErrBinary, its only error
 	if known && (!ft.Weak || binary) {
-		return KindBinary, ft
+		return KindBinary, ft, ""
 	}
 	if binary {
-		return KindBinary, textenc.FileType{Name: "binary data", MIME: "application/octet-stream"}
+		return KindBinary, textenc.FileType{Name: "binary data", MIME: "application/octet-stream"}, ""
 	}
-	return KindText, textenc.FileType{}
+	return KindText, textenc.FileType{}, enc
 }
 
 // binary refuses a file that is not text in any encoding read decodes.

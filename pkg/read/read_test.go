@@ -55,6 +55,10 @@ func TestReadEncodings(t *testing.T) {
 		{"utf-16be crlf", "utf-16be", "crlf", utf16be, []string{"héllo", "wörld"}, false},
 		{"latin-1", "latin-1", "lf", []byte("caf\xe9\nna\xefve\n"), []string{"café", "naïve"}, false},
 		{"windows-1252", "windows-1252", "mixed", []byte("\x93quoted\x94\r\n\x80 5\n"), []string{"\u201cquoted\u201d", "€ 5"}, false},
+		// Lines of UTF-8 and of Windows-1252 in the first block: each is
+		// shown as written, and a stray byte after a BOM is no U+FFFD.
+		{"utf-8 and windows-1252", "windows-1252", "lf", []byte("caf\xc3\xa9\n\x93q\x94\n"), []string{"café", "\u201cq\u201d"}, false},
+		{"utf-8 bom, a latin-1 byte", "utf-8-bom", "lf", []byte("\xEF\xBB\xBFcaf\xe9\n"), []string{"café"}, false},
 		// A Latin-1 line after a UTF-8 first block is shown decoded too.
 		{"late latin-1", "utf-8", "lf", []byte(strings.Repeat("a\n", 5000) + "caf\xe9\n"), nil, true},
 	}

@@ -2,6 +2,7 @@ package read
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"io"
 	"strconv"
@@ -21,6 +22,9 @@ type pageRequest struct {
 	// rawScanned reports the file bytes consumed when r decodes them
 	// (UTF-16); nil when r reads the file itself.
 	rawScanned func() int64
+	// singleByte is the file's encoding when it is Latin-1 or
+	// Windows-1252; "" when its lines are UTF-8.
+	singleByte textenc.Encoding
 }
 
 // textPage is one page of numbered lines and what the scan learned.
@@ -34,7 +38,10 @@ type textPage struct {
 	lf, crlf     int   // line breaks seen
 	scanned      int64 // bytes read
 	cutLines     []int // lines cut at MaxLineChars
-	nonUTF8Lines []int // lines that were not valid UTF-8, shown as Windows-1252
+	// oddLines are the shown lines not in the file's encoding: in a UTF-8
+	// file those that are not valid UTF-8 (shown decoded as Windows-1252),
+	// in a single-byte file those that are UTF-8 (shown as such).
+	oddLines []int
 }
 
 // lineEnding names the breaks seen.
@@ -59,11 +66,12 @@ const scanBufSize = 1 << 20
 // MaxLineChars characters of four bytes each. The rest is only counted.
 const keepLineBytes = MaxLineChars*utf8.UTFMax + utf8.UTFMax
 
-// scanPage streams r (UTF-8, or bytes to be shown as Windows-1252 where
-// they are not) to the requested page, numbers its lines like cat -n, and
-// goes on counting lines to the end when that is cheap: always under
-// fullScan, else when what is left is no more than what was read already,
-// so that a page near the start of a huge file does not cost a full pass.
+// scanPage streams r (UTF-8 or single-byte text, each line shown in the
+// encoding it is valid in, see lineText) to the requested page, numbers
+// its lines like cat -n, and goes on counting lines to the end when that
+// is cheap: always under fullScan, else when what is left is no more than
+// what was read already, so that a page near the start of a huge file
+// does not cost a full pass.
 func scanPage(ctx context.Context, r io.Reader, req pageRequest) (*textPage, error) {
 	p := &textPage{start: req.offset, end: req.offset - 1}
 	bufLen := scanBufSize
@@ -91,7 +99,7 @@ func scanPage(ctx context.Context, r io.Reader, req pageRequest) (*textPage, err
 	stoppedEarly := false
 
 	finishLine := func() {
-		shown, cut, nonUTF8 := lineText(line, dropped, lastByte == '\r')
+		shown, cut, odd := lineText(line, dropped, lastByte == '\r', req.singleByte)
 		before := len(p.output)
 		p.output = appendNumbered(p.output, ln, shown, cut)
 		if len(p.output) > MaxOutputBytes && ln > req.offset {
@@ -103,8 +111,8 @@ func scanPage(ctx context.Context, r io.Reader, req pageRequest) (*textPage, err
 		if cut > 0 {
 			p.cutLines = append(p.cutLines, ln)
 		}
-		if nonUTF8 {
-			p.nonUTF8Lines = append(p.nonUTF8Lines, ln)
+		if odd {
+			p.oddLines = append(p.oddLines, ln)
 		}
 		p.end = ln
 		if p.end-p.start+1 >= req.limit {
@@ -157,7 +165,11 @@ func scanPage(ctx context.Context, r io.Reader, req pageRequest) (*textPage, err
 						line = append(line, seg[:k]...)
 						seg = seg[k:]
 					}
-					dropped += countRuneStarts(seg)
+					if req.singleByte != "" {
+						dropped += len(seg)
+					} else {
+						dropped += countRuneStarts(seg)
+					}
 				}
 				if i < 0 {
 					break
@@ -219,9 +231,14 @@ func countRuneStarts(b []byte) int {
 // lineText decodes the kept head of a line and cuts it at MaxLineChars.
 // dropped counts the characters past the head; crTerminated says the
 // line ended in '\r' (a CRLF break), which is neither shown nor counted.
-// It returns the text, how many characters were cut, and whether the line
-// was not UTF-8 and is shown decoded as Windows-1252.
-func lineText(head []byte, dropped int, crTerminated bool) (text string, cut int, nonUTF8 bool) {
+//
+// Each line is shown in the encoding it is valid in, so that files that
+// mix UTF-8 and a legacy encoding read right wherever their lines of
+// either kind stand: a line that is valid UTF-8 is UTF-8, any other is
+// decoded as singleByte (the file's Latin-1 or Windows-1252), or as
+// Windows-1252 in a UTF-8 file. It returns the text, how many characters
+// were cut, and whether the line is odd: not in the file's encoding.
+func lineText(head []byte, dropped int, crTerminated bool, singleByte textenc.Encoding) (text string, cut int, odd bool) {
 	if crTerminated {
 		if dropped > 0 {
 			dropped--
@@ -229,33 +246,33 @@ func lineText(head []byte, dropped int, crTerminated bool) (text string, cut int
 			head = bytes.TrimSuffix(head, []byte{'\r'})
 		}
 	}
+	// The head of a long line may end inside a character; count that one
+	// as cut.
+	whole := head
 	if dropped > 0 {
-		// The head may end inside a character; count that one as cut.
-		whole := trimCutRune(head)
-		dropped += countRuneStarts(head[len(whole):])
-		head = whole
+		whole = trimCutRune(head)
 	}
 	var s string
-	if utf8.Valid(head) {
-		s = string(head)
+	if utf8.Valid(whole) {
+		dropped += countRuneStarts(head[len(whole):])
+		s = string(whole)
+		odd = singleByte != "" && utf8.RuneCount(whole) != len(whole)
 	} else {
-		// Not UTF-8: the common case is a Latin-1 or Windows-1252 line in
-		// an otherwise UTF-8 file. Show it decoded, never as U+FFFD.
-		s, _ = textenc.Decode(head, textenc.Windows1252)
-		nonUTF8 = true
+		s, _ = textenc.Decode(head, cmp.Or(singleByte, textenc.Windows1252))
+		odd = singleByte == ""
 	}
 	chars := utf8.RuneCountInString(s)
 	if chars <= MaxLineChars {
-		return s, dropped, nonUTF8
+		return s, dropped, odd
 	}
 	n := 0
 	for i := range s {
 		if n == MaxLineChars {
-			return s[:i], dropped + chars - MaxLineChars, nonUTF8
+			return s[:i], dropped + chars - MaxLineChars, odd
 		}
 		n++
 	}
-	return s, dropped, nonUTF8
+	return s, dropped, odd
 }
 
 // trimCutRune drops an incomplete UTF-8 sequence at the end of b.

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcode-dev/mcode/pkg/textenc"
 )
 
 func TestAppendNumberedIsCatN(t *testing.T) {
@@ -28,31 +30,40 @@ func TestAppendNumberedIsCatN(t *testing.T) {
 func TestLineText(t *testing.T) {
 	long := strings.Repeat("é", MaxLineChars+10)
 	cases := []struct {
-		name    string
-		head    string
-		dropped int
-		cr      bool
-		want    string
-		cut     int
-		nonUTF8 bool
+		name       string
+		head       string
+		dropped    int
+		cr         bool
+		singleByte textenc.Encoding
+		want       string
+		cut        int
+		odd        bool
 	}{
-		{"plain", "hello", 0, false, "hello", 0, false},
-		{"crlf", "hello\r", 0, true, "hello", 0, false},
-		{"lone cr kept inside", "a\rb", 0, false, "a\rb", 0, false},
-		{"exactly max", strings.Repeat("x", MaxLineChars), 0, false, strings.Repeat("x", MaxLineChars), 0, false},
-		{"one over", strings.Repeat("x", MaxLineChars+1), 0, false, strings.Repeat("x", MaxLineChars), 1, false},
-		{"runes not bytes", long, 0, false, strings.Repeat("é", MaxLineChars), 10, false},
-		{"dropped tail", strings.Repeat("x", MaxLineChars+5), 100, false, strings.Repeat("x", MaxLineChars), 105, false},
-		{"dropped tail ends in cr", strings.Repeat("x", MaxLineChars+5), 100, true, strings.Repeat("x", MaxLineChars), 104, false},
-		{"head cut inside a rune", strings.Repeat("x", MaxLineChars+5) + "\xe2\x82", 7, false, strings.Repeat("x", MaxLineChars), 13, false},
-		{"latin-1 line", "caf\xe9 cr\xe8me", 0, false, "café crème", 0, true},
-		{"cp1252 quotes", "\x93quoted\x94", 0, false, "\u201cquoted\u201d", 0, true},
+		{"plain", "hello", 0, false, "", "hello", 0, false},
+		{"crlf", "hello\r", 0, true, "", "hello", 0, false},
+		{"lone cr kept inside", "a\rb", 0, false, "", "a\rb", 0, false},
+		{"exactly max", strings.Repeat("x", MaxLineChars), 0, false, "", strings.Repeat("x", MaxLineChars), 0, false},
+		{"one over", strings.Repeat("x", MaxLineChars+1), 0, false, "", strings.Repeat("x", MaxLineChars), 1, false},
+		{"runes not bytes", long, 0, false, "", strings.Repeat("é", MaxLineChars), 10, false},
+		{"dropped tail", strings.Repeat("x", MaxLineChars+5), 100, false, "", strings.Repeat("x", MaxLineChars), 105, false},
+		{"dropped tail ends in cr", strings.Repeat("x", MaxLineChars+5), 100, true, "", strings.Repeat("x", MaxLineChars), 104, false},
+		{"head cut inside a rune", strings.Repeat("x", MaxLineChars+5) + "\xe2\x82", 7, false, "", strings.Repeat("x", MaxLineChars), 13, false},
+		{"latin-1 line", "caf\xe9 cr\xe8me", 0, false, "", "café crème", 0, true},
+		{"cp1252 quotes", "\x93quoted\x94", 0, false, "", "\u201cquoted\u201d", 0, true},
+		{"long latin-1 line", "\xe9" + strings.Repeat("x", MaxLineChars+5), 7, false, "", "é" + strings.Repeat("x", MaxLineChars-1), 13, true},
+		// In a single-byte file, a UTF-8 line is shown as UTF-8 (and is
+		// the odd one); an ASCII line is simply text.
+		{"utf-8 line in a latin-1 file", "caf\xc3\xa9", 0, false, textenc.Latin1, "café", 0, true},
+		{"latin-1 line in a latin-1 file", "caf\xe9", 0, false, textenc.Latin1, "café", 0, false},
+		{"ascii line in a latin-1 file", "cafe", 0, false, textenc.Latin1, "cafe", 0, false},
+		{"latin-1 is not cp1252", "\x93", 0, false, textenc.Latin1, "\u0093", 0, false},
+		{"long latin-1 line in a latin-1 file", strings.Repeat("\xe9", MaxLineChars+5), 7, false, textenc.Latin1, strings.Repeat("é", MaxLineChars), 12, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, cut, non := lineText([]byte(c.head), c.dropped, c.cr)
-			if got != c.want || cut != c.cut || non != c.nonUTF8 {
-				t.Errorf("lineText = %q…, %d, %v; want %q…, %d, %v", head(got), cut, non, head(c.want), c.cut, c.nonUTF8)
+			got, cut, odd := lineText([]byte(c.head), c.dropped, c.cr, c.singleByte)
+			if got != c.want || cut != c.cut || odd != c.odd {
+				t.Errorf("lineText = %q…, %d, %v; want %q…, %d, %v", head(got), cut, odd, head(c.want), c.cut, c.odd)
 			}
 		})
 	}
@@ -99,6 +110,15 @@ func refPage(data string, offset, limit int) (out string, end, total int, capped
 
 func checkScan(t *testing.T, data []byte, offset, limit int) {
 	t.Helper()
+	// The same bytes read as a UTF-8 and as a Latin-1 file: a line valid
+	// in UTF-8 is shown as UTF-8 either way.
+	for _, singleByte := range []textenc.Encoding{"", textenc.Latin1} {
+		checkScanAs(t, data, offset, limit, singleByte)
+	}
+}
+
+func checkScanAs(t *testing.T, data []byte, offset, limit int, singleByte textenc.Encoding) {
+	t.Helper()
 	readers := map[string]func() io.Reader{
 		"whole":    func() io.Reader { return bytes.NewReader(data) },
 		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) },
@@ -107,7 +127,10 @@ func checkScan(t *testing.T, data []byte, offset, limit int) {
 	valid := utf8.Valid(data)
 	wantOut, wantEnd, wantTotal, wantCapped := refPage(string(data), offset, limit)
 	for name, mk := range readers {
-		p, err := scanPage(context.Background(), mk(), pageRequest{offset: offset, limit: limit, size: int64(len(data)), fullScan: true})
+		if singleByte != "" {
+			name += " as " + string(singleByte)
+		}
+		p, err := scanPage(context.Background(), mk(), pageRequest{offset: offset, limit: limit, size: int64(len(data)), fullScan: true, singleByte: singleByte})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -121,8 +144,8 @@ func checkScan(t *testing.T, data []byte, offset, limit int) {
 			t.Fatalf("%s: scanned %d of %d bytes", name, p.scanned, len(data))
 		}
 		if !valid {
-			// Invalid UTF-8 is shown decoded as Windows-1252: the page has
-			// the same lines, each well-formed.
+			// Invalid UTF-8 is shown decoded as Latin-1 or Windows-1252:
+			// the page has the same lines, each well-formed.
 			if got := strings.Count(string(p.output), "\n"); got != max(0, p.end-p.start+1) || !utf8.Valid(p.output) {
 				t.Fatalf("%s: %d output lines for %d..%d, valid %v", name, got, p.start, p.end, utf8.Valid(p.output))
 			}

@@ -13,13 +13,9 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// text reads a page of a text file.
-func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error) {
+// text reads a page of a text file in encoding enc.
+func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Response, error) {
 	r.ignorePaging("text", true, false)
-	enc, err := textenc.Detect(head)
-	if err != nil {
-		return nil, fmt.Errorf("detecting the encoding of %s: %w", r.display, err)
-	}
 	offset, limit := max(r.params.Offset, 1), r.params.Limit
 	if limit == 0 {
 		limit = DefaultLimit
@@ -33,11 +29,22 @@ func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error)
 		src = io.TeeReader(raw, h)
 	}
 	req := pageRequest{offset: offset, limit: limit, size: r.size, fullScan: fullScan}
-	if enc != textenc.UTF8 {
-		if src, err = textenc.NewReader(src, enc); err != nil {
+	switch enc {
+	case textenc.UTF16LE, textenc.UTF16BE:
+		decoded, err := textenc.NewReader(src, enc)
+		if err != nil {
 			return nil, err
 		}
+		src = decoded
 		req.rawScanned = func() int64 { return raw.n }
+	case textenc.UTF8BOM:
+		// The BOM (EF BB BF) is hashed and counted, not shown; the lines
+		// after it are UTF-8 like any others.
+		if _, err := io.CopyN(io.Discard, src, 3); err != nil {
+			return nil, readError(r.display, err)
+		}
+	case textenc.Latin1, textenc.Windows1252:
+		req.singleByte = enc
 	}
 	page, err := scanPage(ctx, src, req)
 	if err != nil {
@@ -75,16 +82,19 @@ func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error)
 		r.note("%d %s longer than %d characters %s cut (%s); each cut line ends with %q",
 			n, plural(n, "line"), MaxLineChars, plural(n, "was", "were"), lineList(page.cutLines), cutMarkPrefix+"N"+cutMarkSuffix)
 	}
-	if n := len(page.nonUTF8Lines); n > 0 {
-		r.note("%s %s not valid UTF-8; shown decoded as Windows-1252 (%s)",
-			plural(n, "line", "lines"), plural(n, "is", "are"), lineList(page.nonUTF8Lines))
+	if n := len(page.oddLines); n > 0 && req.singleByte == "" {
+		r.note("%d %s not valid UTF-8; shown decoded as Windows-1252 (%s)",
+			n, plural(n, "line is", "lines are"), lineList(page.oddLines))
+	} else if n > 0 {
+		r.note("%d %s UTF-8, not %s; shown as UTF-8 (%s)",
+			n, plural(n, "line is", "lines are"), enc, lineList(page.oddLines))
 	}
 
 	resp := &tool.Response{Output: string(page.output), Result: r.result}
 	more := page.end < page.total || !page.totalExact
 	if more && page.end >= page.start {
 		next := page.end + 1
-		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", shellQuote(r.hintPath()), next)
+		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", pathArg(r.display), next)
 		if r.params.Limit != 0 {
 			hint += " --limit " + strconv.Itoa(r.params.Limit)
 		}
@@ -95,15 +105,6 @@ func (r *reading) text(ctx context.Context, head []byte) (*tool.Response, error)
 		resp.Truncated = page.outputCapped || r.params.Limit == 0
 	}
 	return resp, nil
-}
-
-// hintPath is the path to repeat in a suggested call: the caller's own
-// spelling when it worked, else the file actually read.
-func (r *reading) hintPath() string {
-	if r.res.variant != "" {
-		return r.res.abs
-	}
-	return r.params.Path
 }
 
 func pastEnd(display string, offset, total int) error {
