@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/budget"
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -65,7 +66,7 @@ func noField(c *cobra.Command, names ...string) {
 func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []string, positionals []string) error {
 	args := map[string]any{}
 	if opts.ArgsSource != "" {
-		raw, err := readArgsSource(opts.ArgsSource, in)
+		raw, err := readArgsSource(c.Context(), opts.ArgsSource, in)
 		if err != nil {
 			return err
 		}
@@ -109,16 +110,18 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 	return nil
 }
 
-func readArgsSource(src string, in io.Reader) ([]byte, error) {
+func readArgsSource(ctx context.Context, src string, in io.Reader) ([]byte, error) {
 	switch {
 	case src == "-":
 		data, err := io.ReadAll(in)
 		if err != nil {
-			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("reading --args from stdin: %v", err)}
+			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("reading --args from stdin: %v", err),
+				Hint: "pipe the JSON object into mcode, or pass it with --args JSON or --args @FILE"}
 		}
 		return data, nil
 	case strings.HasPrefix(src, "@"):
-		data, err := os.ReadFile(src[1:])
+		// A FIFO or a process substitution blocks until written to.
+		data, err := iostreams.UntilDone(ctx, func() ([]byte, error) { return os.ReadFile(src[1:]) })
 		if err != nil {
 			return nil, &tool.Error{Code: tool.CodeUsage,
 				Message: fmt.Sprintf("reading --args file: %v", err),
@@ -262,7 +265,13 @@ func contextError(ctx context.Context, err error, limit time.Duration) error {
 			Message: fmt.Sprintf("timed out after %s", limit),
 			Hint:    "raise the limit with --timeout, or narrow the request"}
 	}
-	return &tool.Error{Code: tool.CodeInterrupted, Message: "interrupted"}
+	return interrupted()
+}
+
+// interrupted is the error of a call that SIGINT or SIGTERM stopped.
+func interrupted() *tool.Error {
+	return &tool.Error{Code: tool.CodeInterrupted, Message: "interrupted by a signal",
+		Hint: "nothing more was done after the signal; run the command again to finish it"}
 }
 
 // profile builds the caller's agent profile from flags, env and config.

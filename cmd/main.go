@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcode-dev/mcode/pkg/exec"
+	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -32,6 +33,8 @@ func Main() int {
 	f := NewFactory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Ctrl-C while mcode waits on stdin (--args -, a prompt) must end it.
+	f.IO.In = iostreams.WithContext(ctx, f.IO.In)
 	if filepath.Base(os.Args[0]) == ShimName {
 		return RunRm(ctx, f, os.Args[1:])
 	}
@@ -51,9 +54,16 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	// Anything else comes from cobra before a command ran: an unknown
-	// command or flag, a bad flag value, a wrong number of arguments.
-	env := tool.NewEnvelope(toolName(c), nil, usageError(c, err))
+	// Anything else comes before a tool ran: an unknown command or flag, a
+	// bad flag value, a wrong number of arguments, or a signal while the
+	// command read its input.
+	var failure *tool.Error
+	if ctx.Err() != nil {
+		failure = interrupted()
+	} else {
+		failure = usageError(c, err)
+	}
+	env := tool.NewEnvelope(toolName(c), nil, failure)
 	env.DurationMS = time.Since(start).Milliseconds()
 	return printEnvelope(f, env)
 }
