@@ -5,6 +5,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
@@ -63,6 +65,9 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	} else {
 		failure = usageError(c, err)
 	}
+	if f.Global.Output == "" {
+		f.Global.Output = outputFlag(args) // cobra stopped before parsing it
+	}
 	env := tool.NewEnvelope(toolName(c), nil, failure)
 	env.DurationMS = time.Since(start).Milliseconds()
 	return printEnvelope(f, env)
@@ -99,4 +104,15 @@ func toolName(c *cobra.Command) string {
 		return "mcode"
 	}
 	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+}
+
+// outputFlag finds -o/--output in a command line that cobra could not
+// parse, so that a usage error comes in the form asked for.
+func outputFlag(args []string) string {
+	fs := pflag.NewFlagSet("mcode", pflag.ContinueOnError)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	out := fs.StringP("output", "o", "", "")
+	_ = fs.Parse(args)
+	return *out
 }
