@@ -288,12 +288,13 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 			Message: fmt.Sprintf("unknown agent %q", name),
 			Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
 	}
-	role := firstNonEmpty(f.Global.Role, f.Getenv("MCODE_ROLE"), agent.Role)
+	role := firstNonEmpty(f.Global.Role, f.Getenv("MCODE_ROLE"))
 	if role != "" && !slices.Contains(tool.Roles, role) {
 		return tool.Profile{}, &tool.Error{Code: tool.CodeUsage,
 			Message: fmt.Sprintf("invalid role %q", role),
 			Hint:    "use one of: " + strings.Join(tool.Roles, ", ")}
 	}
+	role = tool.NarrowestRole(agent.Role, role)
 	return tool.Profile{
 		Agent:      name,
 		Role:       role,

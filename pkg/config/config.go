@@ -151,7 +151,7 @@ func (e FieldError) Error() string {
 var (
 	EnvSanitizeModes = []string{"off", "scrub", "strict"}
 	GuardPolicies    = []string{"allow", "require_approval", "deny"}
-	Roles            = []string{"worker", "verifier", "explore"}
+	Roles            = []string{"worker", "verifier", "explore"} // each narrower than the one before
 )
 
 // Validate checks the values that the types alone do not.

@@ -222,6 +222,34 @@ func TestProfilePermits(t *testing.T) {
 	}
 }
 
+// Roles are ordered, each narrower than the one before, so that the
+// narrowest of two roles refuses all that either refuses.
+func TestRolesNarrowInOrder(t *testing.T) {
+	names := slices.Concat(mutatingTools, taskControlTools, delegationTools, []string{"read", "bash"})
+	for i := 1; i < len(Roles); i++ {
+		wider, narrower := Profile{Role: Roles[i-1]}, Profile{Role: Roles[i]}
+		for _, n := range names {
+			if wider.Permits(echoTool(n)) != nil && narrower.Permits(echoTool(n)) == nil {
+				t.Errorf("%s refuses %s but the narrower %s allows it", Roles[i-1], n, Roles[i])
+			}
+		}
+	}
+	for _, c := range []struct {
+		roles []string
+		want  string
+	}{
+		{[]string{"", ""}, ""},
+		{[]string{"", RoleWorker}, RoleWorker},
+		{[]string{RoleVerifier, RoleWorker}, RoleVerifier},
+		{[]string{RoleVerifier, RoleExplore}, RoleExplore},
+		{[]string{RoleExplore, ""}, RoleExplore},
+	} {
+		if got := NarrowestRole(c.roles...); got != c.want {
+			t.Errorf("NarrowestRole(%q) = %q, want %q", c.roles, got, c.want)
+		}
+	}
+}
+
 func TestEnvAbs(t *testing.T) {
 	cases := map[string]string{
 		"a/b.go":    "/root/a/b.go",
