@@ -226,11 +226,12 @@ func executeCall(ctx context.Context, f *Factory, name string, args json.RawMess
 			return tool.NewEnvelope(t.Name, nil, err), t
 		}
 		toolEnv.Role = profile.Role
-		limit := t.Timeout
-		if f.Global.Timeout != "" {
-			if limit, err = config.ParseDuration(f.Global.Timeout); err != nil {
-				return tool.NewEnvelope(t.Name, nil, &tool.Error{Code: tool.CodeUsage, Message: "--timeout: " + err.Error()}), t
-			}
+		limit, err := f.timeout()
+		if err != nil {
+			return tool.NewEnvelope(t.Name, nil, err), t
+		}
+		if limit < 0 {
+			limit = t.Timeout
 		}
 		runCtx := ctx
 		if limit > 0 {
@@ -288,13 +289,8 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 			Message: fmt.Sprintf("unknown agent %q", name),
 			Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
 	}
-	role := firstNonEmpty(f.Global.Role, f.Getenv("MCODE_ROLE"))
-	if role != "" && !slices.Contains(tool.Roles, role) {
-		return tool.Profile{}, &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("invalid role %q", role),
-			Hint:    "use one of: " + strings.Join(tool.Roles, ", ")}
-	}
-	role = tool.NarrowestRole(agent.Role, role)
+	// The requested role was checked with the global flags.
+	role := tool.NarrowestRole(agent.Role, firstNonEmpty(f.Global.Role, f.Getenv("MCODE_ROLE")))
 	return tool.Profile{
 		Agent:      name,
 		Role:       role,
@@ -302,6 +298,20 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 		Disallowed: agent.DisallowedTools,
 		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
 	}, nil
+}
+
+// timeout is the --timeout limit, or -1 when it is not given (each tool
+// then has its own; 0 is no limit).
+func (f *Factory) timeout() (time.Duration, error) {
+	if f.Global.Timeout == "" {
+		return -1, nil
+	}
+	d, err := config.ParseDuration(f.Global.Timeout)
+	if err != nil {
+		return 0, &tool.Error{Code: tool.CodeUsage, Message: "--timeout: " + err.Error(),
+			Hint: "e.g. --timeout 90 or --timeout 2m"}
+	}
+	return d, nil
 }
 
 // toolEnv is what a running tool may know of its caller.

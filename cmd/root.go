@@ -30,7 +30,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
-			return validateGlobal(&f.Global)
+			return validateGlobal(f)
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -133,16 +133,27 @@ func unknownCommand(c *cobra.Command, name string) error {
 	return errors.New(msg)
 }
 
-func validateGlobal(g *GlobalOptions) error {
-	if g.Output != "" && !slices.Contains(outputForms, g.Output) {
-		return &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("invalid value %q for -o/--output", g.Output),
-			Hint:    "use one of: " + strings.Join(outputForms, ", ")}
+// validateGlobal checks the global flags, and the environment variables
+// that stand for them, once for every command: a bad value is a usage
+// error even where the command would not use it.
+func validateGlobal(f *Factory) error {
+	for _, g := range []struct {
+		flag, env, value string
+		allowed          []string
+	}{
+		{"-o/--output", "MCODE_OUTPUT", f.Global.Output, outputForms},
+		{"--role", "MCODE_ROLE", f.Global.Role, tool.Roles},
+	} {
+		v, from := g.value, g.flag
+		if v == "" {
+			v, from = f.Getenv(g.env), g.env
+		}
+		if v != "" && !slices.Contains(g.allowed, v) {
+			return &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("invalid value %q for %s", v, from),
+				Hint:    "use one of: " + strings.Join(g.allowed, ", ")}
+		}
 	}
-	if g.Role != "" && !slices.Contains(tool.Roles, g.Role) {
-		return &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("invalid value %q for --role", g.Role),
-			Hint:    "use one of: " + strings.Join(tool.Roles, ", ")}
-	}
-	return nil
+	_, err := f.timeout()
+	return err
 }
