@@ -65,15 +65,23 @@ func noField(c *cobra.Command, names ...string) {
 // A flag --foo-bar fills the field foo_bar.
 func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []string, positionals []string) error {
 	args := map[string]any{}
-	if opts.ArgsSource != "" {
+	if c.Flags().Changed("args") {
 		raw, err := readArgsSource(c.Context(), opts.ArgsSource, in)
 		if err != nil {
 			return err
 		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(raw, utf8BOM)))
 		dec.UseNumber()
 		var obj any
-		if err := dec.Decode(&obj); err != nil {
+		err = dec.Decode(&obj)
+		if end := dec.InputOffset(); err == nil {
+			if _, after := dec.Token(); after != io.EOF {
+				err = fmt.Errorf("more follows the JSON value at byte %d", end)
+			}
+		} else if errors.Is(err, io.EOF) {
+			err = errors.New("it is empty")
+		}
+		if err != nil {
 			return &tool.Error{Code: tool.CodeUsage,
 				Message: fmt.Sprintf("--args is not valid JSON: %v", err),
 				Hint:    `pass one JSON object, e.g. --args '{"path": "main.go"}', or --args @file.json, or --args - with the JSON on stdin`}
@@ -109,6 +117,10 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 	opts.Args = args
 	return nil
 }
+
+// utf8BOM starts the JSON files some editors save; JSON allows a reader
+// to skip it.
+var utf8BOM = []byte("\ufeff")
 
 func readArgsSource(ctx context.Context, src string, in io.Reader) ([]byte, error) {
 	switch {
