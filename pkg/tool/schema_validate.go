@@ -76,6 +76,7 @@ var rewrites = sync.OnceValue(func() []rewrite {
 		r(`validating /properties/([^:]+): `, ""),
 		r(`(-?\d+)/1\b`, "$1"),
 		r(`(\d)\.0+\b`, "$1"),
+		r(`type: <invalid reflect\.Value> has type "null", want "?([^"]+)"?$`, "got null, want $1"),
 		r(`type: (.*) has type "(\w+)", want "?([^"]+)"?$`, "got $2 $1, want $3"),
 		r(`required: missing properties: \[("[^"]*")\]`, "missing required field $1"),
 		r(`required: missing properties: \[(.*)\]`, "missing required fields $1"),
