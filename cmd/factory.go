@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -80,7 +81,13 @@ func (f *Factory) RootDir() (string, error) {
 	if root == "" {
 		return cwd, nil
 	}
-	return (&tool.Env{Root: cwd, UserHome: f.userHome()}).Abs(root), nil
+	abs := (&tool.Env{Root: cwd, UserHome: f.userHome()}).Abs(root)
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("the workspace root %s (--root or MCODE_ROOT) is not a folder", abs),
+			Hint:    "give --root or MCODE_ROOT an existing folder, or leave both unset to work in the current one"}
+	}
+	return abs, nil
 }
 
 // HomeDir is the data directory: MCODE_HOME, else $XDG_DATA_HOME/mcode,
