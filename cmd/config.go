@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -104,7 +105,7 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 	cfg := config.Config{}
 	err := v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) {
 		dc.ErrorUnused = true
-		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, mapstructure.StringToSliceHookFunc(","))
+		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, integerHook, mapstructure.StringToSliceHookFunc(","))
 	})
 	if err != nil {
 		return nil, translateDecodeError(err, path, getenv)
@@ -209,14 +210,29 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 	switch v := data.(type) {
 	case string:
 		return config.ParseDuration(v)
-	case int:
-		return time.Duration(v) * time.Second, nil
-	case int64:
-		return time.Duration(v) * time.Second, nil
-	case float64:
+	case int, int64, float64:
 		return config.ParseDuration(fmt.Sprint(v))
 	}
 	return data, nil
+}
+
+// integerHook refuses a number with a fraction, or one out of range, for
+// an integer key: mapstructure would cut 1.5 to 1 and wrap 1e20 around.
+func integerHook(from, to reflect.Type, data any) (any, error) {
+	f, ok := data.(float64)
+	switch to.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		ok = false
+	}
+	if !ok {
+		return data, nil
+	}
+	if f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		return nil, fmt.Errorf("cannot parse %v as 'int'", f)
+	}
+	return int64(f), nil
 }
 
 // leafKeys lists the dotted keys of every non-struct field reachable
