@@ -89,7 +89,7 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 		m, ok := obj.(map[string]any)
 		if !ok {
 			return &tool.Error{Code: tool.CodeUsage,
-				Message: fmt.Sprintf("--args must be a JSON object, got %s", jsonKindOf(obj)),
+				Message: fmt.Sprintf("--args must be a JSON object, got %s", tool.JSONKind(obj)),
 				Hint:    `wrap the parameters in an object, e.g. --args '{"path": "main.go"}'`}
 		}
 		args = m
@@ -160,22 +160,6 @@ func flagValue(fl *pflag.Flag) (any, error) {
 	return s, nil
 }
 
-func jsonKindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // NewCmdCall builds `mcode call TOOL --args JSON`: the same call as the
 // tool's own command, for programs that only speak JSON.
 func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
@@ -206,63 +190,64 @@ func runCall(ctx context.Context, f *Factory, opts *CallOptions) error {
 	return finish(f, executeCall(ctx, f, opts.Tool, opts.JSON()))
 }
 
-// executeCall runs one tool call through the registry, the profile's
-// filters, the time limit and the output budget. It never fails: every
+// executeCall runs one tool call and times it. It never fails: every
 // outcome is an envelope.
 func executeCall(ctx context.Context, f *Factory, name string, args json.RawMessage) *tool.Envelope {
 	start := time.Now()
-	env, t := func() (*tool.Envelope, *tool.Tool) {
-		reg, err := tool.NewRegistry(f.Tools()...)
-		if err != nil {
-			return tool.NewEnvelope(name, nil, err), nil
-		}
-		t, ok := reg.Lookup(name)
-		if !ok {
-			return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage,
-				Message: fmt.Sprintf("unknown tool %q", name),
-				Hint:    "known tools: " + strings.Join(reg.Names(), ", ")}), nil
-		}
-		cfg, err := f.Config()
-		if err != nil {
-			return tool.NewEnvelope(t.Name, nil, err), t
-		}
-		profile, err := f.profile(cfg)
-		if err != nil {
-			return tool.NewEnvelope(t.Name, nil, err), t
-		}
-		if denied := profile.Permits(t); denied != nil {
-			return tool.NewEnvelope(t.Name, nil, denied), t
-		}
-		toolEnv, err := f.toolEnv(cfg)
-		if err != nil {
-			return tool.NewEnvelope(t.Name, nil, err), t
-		}
-		toolEnv.Role = profile.Role
-		limit, err := f.timeout()
-		if err != nil {
-			return tool.NewEnvelope(t.Name, nil, err), t
-		}
-		if limit < 0 {
-			limit = t.Timeout
-		}
-		runCtx := ctx
-		if limit > 0 {
-			var cancel context.CancelFunc
-			runCtx, cancel = context.WithTimeout(ctx, limit)
-			defer cancel()
-		}
-		resp, err := t.Run(runCtx, toolEnv, args)
-		if err != nil && runCtx.Err() != nil {
-			err = contextError(runCtx, err, limit)
-		}
-		env := tool.NewEnvelope(t.Name, resp, err)
-		f.applyBudget(env, cfg)
-		return env, t
-	}()
-	if t != nil {
-		env.Tool = t.Name
-	}
+	env := f.call(ctx, name, args)
 	env.DurationMS = time.Since(start).Milliseconds()
+	return env
+}
+
+// call runs one tool call through the registry, the profile's filters,
+// the time limit and the output budget.
+func (f *Factory) call(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
+	reg, err := tool.NewRegistry(f.Tools()...)
+	if err != nil {
+		return tool.NewEnvelope(name, nil, err)
+	}
+	t, ok := reg.Lookup(name)
+	if !ok {
+		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("unknown tool %q", name),
+			Hint:    "known tools: " + strings.Join(reg.Names(), ", ")})
+	}
+	fail := func(err error) *tool.Envelope { return tool.NewEnvelope(t.Name, nil, err) }
+	cfg, err := f.Config()
+	if err != nil {
+		return fail(err)
+	}
+	profile, err := f.profile(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	if denied := profile.Permits(t); denied != nil {
+		return fail(denied)
+	}
+	toolEnv, err := f.toolEnv(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	toolEnv.Role = profile.Role
+	limit, err := f.timeout()
+	if err != nil {
+		return fail(err)
+	}
+	if limit < 0 {
+		limit = t.Timeout
+	}
+	runCtx := ctx
+	if limit > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	resp, err := t.Run(runCtx, toolEnv, args)
+	if err != nil && runCtx.Err() != nil {
+		err = contextError(runCtx, err, limit)
+	}
+	env := tool.NewEnvelope(t.Name, resp, err)
+	f.applyBudget(env, cfg)
 	return env
 }
 

@@ -48,7 +48,7 @@ func (v *validator) validate(args json.RawMessage) error {
 	if _, ok := inst.(map[string]any); !ok {
 		return &Error{
 			Code:    CodeUsage,
-			Message: fmt.Sprintf("invalid arguments for %s: got %s, want an object", v.tool, jsonTypeName(inst)),
+			Message: fmt.Sprintf("invalid arguments for %s: got %s, want an object", v.tool, JSONKind(inst)),
 			Hint:    `pass one JSON object, e.g. --args '{"key": "value"}'`,
 		}
 	}
@@ -107,17 +107,21 @@ func readableValidation(msg string) string {
 	return msg
 }
 
-func jsonTypeName(v any) string {
+// JSONKind names the kind of a decoded JSON value for a message: "an
+// array", "a number" (float64 or json.Number), "null"….
+func JSONKind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
 	case []any:
 		return "an array"
+	case map[string]any:
+		return "an object"
 	case string:
 		return "a string"
 	case bool:
 		return "a boolean"
-	case float64:
+	case float64, json.Number:
 		return "a number"
 	}
 	return fmt.Sprintf("%T", v)
