@@ -91,15 +91,21 @@ func (f *Factory) RootDir() (string, error) {
 }
 
 // HomeDir is the data directory: MCODE_HOME, else $XDG_DATA_HOME/mcode,
-// else ~/.local/share/mcode.
+// else ~/.local/share/mcode; always absolute, since the paths in it are
+// handed on (receipts, tasks) to calls that may run elsewhere.
 func (f *Factory) HomeDir() string {
-	if h := f.Getenv("MCODE_HOME"); h != "" {
-		return h
+	h := f.Getenv("MCODE_HOME")
+	if h == "" {
+		if x := f.Getenv("XDG_DATA_HOME"); x != "" {
+			h = filepath.Join(x, "mcode")
+		} else {
+			h = filepath.Join(f.userHome(), ".local", "share", "mcode")
+		}
 	}
-	if x := f.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "mcode")
+	if cwd, err := f.Getwd(); err == nil && !filepath.IsAbs(h) {
+		h = filepath.Join(cwd, h)
 	}
-	return filepath.Join(f.userHome(), ".local", "share", "mcode")
+	return h
 }
 
 // userHome is $HOME as this call sees it.
