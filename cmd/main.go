@@ -38,7 +38,11 @@ func Main() int {
 	// Ctrl-C while mcode waits on stdin (--args -, a prompt) must end it.
 	f.IO.In = iostreams.WithContext(ctx, f.IO.In)
 	if filepath.Base(os.Args[0]) == ShimName {
-		return RunRm(ctx, f, os.Args[1:])
+		code := RunRm(ctx, f, os.Args[1:])
+		if ctx.Err() != nil {
+			return tool.ExitInterrupted // as rm killed by SIGINT, whatever it had answered
+		}
+		return code
 	}
 	return Run(ctx, f, os.Args[1:])
 }
