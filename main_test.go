@@ -67,7 +67,8 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 	}
 }
 
-// exits N PROG ARGS... runs PROG and fails unless it exits with status N.
+// exits N PROG ARGS... runs PROG and fails unless it exits with status N
+// (for mcode, see also checkExitMatchesEnvelope).
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exits STATUS PROGRAM [ARGS...]")
