@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -163,11 +164,13 @@ func unwrapViper(err error) error {
 	return err
 }
 
-var decodeLine = regexp.MustCompile(`^'([^']*)' (.*)$`)
+// decodeLine matches one of mapstructure's error lines: 'key' problem.
+// Compiled on first use: only a bad config needs it.
+var decodeLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^'([^']*)' (.*)$`) })
 
 func translateDecodeError(err error, path string, getenv func(string) string) error {
 	for _, line := range strings.Split(err.Error(), "\n") {
-		m := decodeLine.FindStringSubmatch(strings.TrimSpace(line))
+		m := decodeLine().FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
 			continue
 		}
