@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcode-dev/mcode/cmd"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 func TestMain(m *testing.M) {
@@ -66,7 +67,8 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 	}
 }
 
-// exits N PROG ARGS... runs PROG and fails unless it exits with status N.
+// exits N PROG ARGS... runs PROG and fails unless it exits with status N
+// (for mcode, see also checkExitMatchesEnvelope).
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exits STATUS PROGRAM [ARGS...]")
@@ -85,6 +87,39 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit status %d, want %d\nstdout: %s\nstderr: %s", got, want, ts.ReadFile("stdout"), ts.ReadFile("stderr"))
+	}
+	checkExitMatchesEnvelope(ts, args[1:], got)
+}
+
+// checkExitMatchesEnvelope checks every `exits N mcode …` against the
+// contract: stdout is one envelope (unless the text form was asked for)
+// and the exit status is the one its error code asks for (contract.md,
+// "Exit codes"; bash passes its command's own status).
+func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int) {
+	if args[0] != "mcode" {
+		return
+	}
+	var env struct {
+		Tool  string `json:"tool"`
+		Error *struct {
+			Code tool.Code `json:"code"`
+		} `json:"error"`
+	}
+	if ts.Getenv("MCODE_OUTPUT") == "text" || slices.ContainsFunc(args, func(a string) bool {
+		return a == "-o" || strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--output")
+	}) {
+		return
+	}
+	lastEnvelope(ts) // one JSON envelope, whatever the outcome
+	if json.Unmarshal([]byte(ts.ReadFile("stdout")), &env) != nil || env.Tool == "bash" {
+		return
+	}
+	want := tool.ExitOK
+	if env.Error != nil {
+		want = env.Error.Code.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, but the envelope says %+v (exit %d)", got, env.Error, want)
 	}
 }
 

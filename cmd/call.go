@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/budget"
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -64,15 +65,23 @@ func noField(c *cobra.Command, names ...string) {
 // A flag --foo-bar fills the field foo_bar.
 func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []string, positionals []string) error {
 	args := map[string]any{}
-	if opts.ArgsSource != "" {
-		raw, err := readArgsSource(opts.ArgsSource, in)
+	if c.Flags().Changed("args") {
+		raw, err := readArgsSource(c.Context(), opts.ArgsSource, in)
 		if err != nil {
 			return err
 		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(raw, utf8BOM)))
 		dec.UseNumber()
 		var obj any
-		if err := dec.Decode(&obj); err != nil {
+		err = dec.Decode(&obj)
+		if end := dec.InputOffset(); err == nil {
+			if _, after := dec.Token(); after != io.EOF {
+				err = fmt.Errorf("more follows the JSON value at byte %d", end)
+			}
+		} else if errors.Is(err, io.EOF) {
+			err = errors.New("it is empty")
+		}
+		if err != nil {
 			return &tool.Error{Code: tool.CodeUsage,
 				Message: fmt.Sprintf("--args is not valid JSON: %v", err),
 				Hint:    `pass one JSON object, e.g. --args '{"path": "main.go"}', or --args @file.json, or --args - with the JSON on stdin`}
@@ -80,7 +89,7 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 		m, ok := obj.(map[string]any)
 		if !ok {
 			return &tool.Error{Code: tool.CodeUsage,
-				Message: fmt.Sprintf("--args must be a JSON object, got %s", jsonKindOf(obj)),
+				Message: fmt.Sprintf("--args must be a JSON object, got %s", tool.JSONKind(obj)),
 				Hint:    `wrap the parameters in an object, e.g. --args '{"path": "main.go"}'`}
 		}
 		args = m
@@ -109,16 +118,22 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 	return nil
 }
 
-func readArgsSource(src string, in io.Reader) ([]byte, error) {
+// utf8BOM starts the JSON files some editors save; JSON allows a reader
+// to skip it.
+var utf8BOM = []byte("\ufeff")
+
+func readArgsSource(ctx context.Context, src string, in io.Reader) ([]byte, error) {
 	switch {
 	case src == "-":
 		data, err := io.ReadAll(in)
 		if err != nil {
-			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("reading --args from stdin: %v", err)}
+			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("reading --args from stdin: %v", err),
+				Hint: "pipe the JSON object into mcode, or pass it with --args JSON or --args @FILE"}
 		}
 		return data, nil
 	case strings.HasPrefix(src, "@"):
-		data, err := os.ReadFile(src[1:])
+		// A FIFO or a process substitution blocks until written to.
+		data, err := iostreams.UntilDone(ctx, func() ([]byte, error) { return os.ReadFile(src[1:]) })
 		if err != nil {
 			return nil, &tool.Error{Code: tool.CodeUsage,
 				Message: fmt.Sprintf("reading --args file: %v", err),
@@ -143,22 +158,6 @@ func flagValue(fl *pflag.Flag) (any, error) {
 		return strconv.ParseFloat(s, 64)
 	}
 	return s, nil
-}
-
-func jsonKindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // NewCmdCall builds `mcode call TOOL --args JSON`: the same call as the
@@ -191,62 +190,64 @@ func runCall(ctx context.Context, f *Factory, opts *CallOptions) error {
 	return finish(f, executeCall(ctx, f, opts.Tool, opts.JSON()))
 }
 
-// executeCall runs one tool call through the registry, the profile's
-// filters, the time limit and the output budget. It never fails: every
+// executeCall runs one tool call and times it. It never fails: every
 // outcome is an envelope.
 func executeCall(ctx context.Context, f *Factory, name string, args json.RawMessage) *tool.Envelope {
 	start := time.Now()
-	env, t := func() (*tool.Envelope, *tool.Tool) {
-		reg, err := tool.NewRegistry(f.Tools()...)
-		if err != nil {
-			return tool.NewEnvelope(name, nil, err), nil
-		}
-		t, ok := reg.Lookup(name)
-		if !ok {
-			return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage,
-				Message: fmt.Sprintf("unknown tool %q", name),
-				Hint:    "known tools: " + strings.Join(reg.Names(), ", ")}), nil
-		}
-		cfg, err := f.Config()
-		if err != nil {
-			return tool.NewEnvelope(t.Name, nil, err), t
-		}
-		profile, err := f.profile(cfg)
-		if err != nil {
-			return tool.NewEnvelope(t.Name, nil, err), t
-		}
-		if denied := profile.Permits(t); denied != nil {
-			return tool.NewEnvelope(t.Name, nil, denied), t
-		}
-		toolEnv, err := f.toolEnv(cfg)
-		if err != nil {
-			return tool.NewEnvelope(t.Name, nil, err), t
-		}
-		toolEnv.Role = profile.Role
-		limit := t.Timeout
-		if f.Global.Timeout != "" {
-			if limit, err = config.ParseDuration(f.Global.Timeout); err != nil {
-				return tool.NewEnvelope(t.Name, nil, &tool.Error{Code: tool.CodeUsage, Message: "--timeout: " + err.Error()}), t
-			}
-		}
-		runCtx := ctx
-		if limit > 0 {
-			var cancel context.CancelFunc
-			runCtx, cancel = context.WithTimeout(ctx, limit)
-			defer cancel()
-		}
-		resp, err := t.Run(runCtx, toolEnv, args)
-		if err != nil && runCtx.Err() != nil {
-			err = contextError(runCtx, err, limit)
-		}
-		env := tool.NewEnvelope(t.Name, resp, err)
-		f.applyBudget(env, cfg)
-		return env, t
-	}()
-	if t != nil {
-		env.Tool = t.Name
-	}
+	env := f.call(ctx, name, args)
 	env.DurationMS = time.Since(start).Milliseconds()
+	return env
+}
+
+// call runs one tool call through the registry, the profile's filters,
+// the time limit and the output budget.
+func (f *Factory) call(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
+	reg, err := tool.NewRegistry(f.Tools()...)
+	if err != nil {
+		return tool.NewEnvelope(name, nil, err)
+	}
+	t, ok := reg.Lookup(name)
+	if !ok {
+		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("unknown tool %q", name),
+			Hint:    "known tools: " + strings.Join(reg.Names(), ", ")})
+	}
+	fail := func(err error) *tool.Envelope { return tool.NewEnvelope(t.Name, nil, err) }
+	cfg, err := f.Config()
+	if err != nil {
+		return fail(err)
+	}
+	profile, err := f.profile(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	if denied := profile.Permits(t); denied != nil {
+		return fail(denied)
+	}
+	toolEnv, err := f.toolEnv(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	toolEnv.Role = profile.Role
+	limit, err := f.timeout()
+	if err != nil {
+		return fail(err)
+	}
+	if limit < 0 {
+		limit = t.Timeout
+	}
+	runCtx := ctx
+	if limit > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	resp, err := t.Run(runCtx, toolEnv, args)
+	if err != nil && runCtx.Err() != nil {
+		err = contextError(runCtx, err, limit)
+	}
+	env := tool.NewEnvelope(t.Name, resp, err)
+	f.applyBudget(env, cfg)
 	return env
 }
 
@@ -262,7 +263,13 @@ func contextError(ctx context.Context, err error, limit time.Duration) error {
 			Message: fmt.Sprintf("timed out after %s", limit),
 			Hint:    "raise the limit with --timeout, or narrow the request"}
 	}
-	return &tool.Error{Code: tool.CodeInterrupted, Message: "interrupted"}
+	return interrupted()
+}
+
+// interrupted is the error of a call that SIGINT or SIGTERM stopped.
+func interrupted() *tool.Error {
+	return &tool.Error{Code: tool.CodeInterrupted, Message: "interrupted by a signal",
+		Hint: "nothing more was done after the signal; run the command again to finish it"}
 }
 
 // profile builds the caller's agent profile from flags, env and config.
@@ -279,12 +286,8 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 			Message: fmt.Sprintf("unknown agent %q", name),
 			Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
 	}
-	role := firstNonEmpty(f.Global.Role, f.Getenv("MCODE_ROLE"), agent.Role)
-	if role != "" && !slices.Contains(tool.Roles, role) {
-		return tool.Profile{}, &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("invalid role %q", role),
-			Hint:    "use one of: " + strings.Join(tool.Roles, ", ")}
-	}
+	// The requested role was checked with the global flags.
+	role := tool.NarrowestRole(agent.Role, firstNonEmpty(f.Global.Role, f.Getenv("MCODE_ROLE")))
 	return tool.Profile{
 		Agent:      name,
 		Role:       role,
@@ -292,6 +295,20 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 		Disallowed: agent.DisallowedTools,
 		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
 	}, nil
+}
+
+// timeout is the --timeout limit, or -1 when it is not given (each tool
+// then has its own; 0 is no limit).
+func (f *Factory) timeout() (time.Duration, error) {
+	if f.Global.Timeout == "" {
+		return -1, nil
+	}
+	d, err := config.ParseDuration(f.Global.Timeout)
+	if err != nil {
+		return 0, &tool.Error{Code: tool.CodeUsage, Message: "--timeout: " + err.Error(),
+			Hint: "e.g. --timeout 90 or --timeout 2m"}
+	}
+	return d, nil
 }
 
 // toolEnv is what a running tool may know of its caller.

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/user"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -176,6 +179,63 @@ func TestToolsListFormats(t *testing.T) {
 		if datetime == nil || !check(datetime) {
 			t.Errorf("%s: no datetime tool of the right shape in %v", format, tools)
 		}
+	}
+}
+
+// Every tool in every format is what that API accepts: a name of at most
+// 64 letters, digits, _ or -, an object schema, and for OpenAI a
+// description of at most 1024 characters (longer fails the request).
+func TestToolsListFitsEachAPI(t *testing.T) {
+	validName := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	for _, format := range toolFormats {
+		f, bufs := testFactory(t, nil)
+		code, m := runJSON(t, f, bufs, "tools", "list", "--format", format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d %v", format, code, m)
+		}
+		tools := m["result"].(map[string]any)["tools"].([]any)
+		if len(tools) < 10 {
+			t.Fatalf("%s: only %d tools", format, len(tools))
+		}
+		for _, raw := range tools {
+			tl := raw.(map[string]any)
+			schemaKey := map[string]string{formatJSON: "input_schema", formatAnthropic: "input_schema", formatMCP: "inputSchema", formatOpenAI: "parameters"}[format]
+			if fn, ok := tl["function"].(map[string]any); ok {
+				tl = fn
+			}
+			name, _ := tl["name"].(string)
+			desc, _ := tl["description"].(string)
+			schema, _ := tl[schemaKey].(map[string]any)
+			if !validName.MatchString(name) {
+				t.Errorf("%s: name %q", format, name)
+			}
+			if schema["type"] != "object" {
+				t.Errorf("%s %s: %s is not an object schema: %v", format, name, schemaKey, schema)
+			}
+			if n := utf8.RuneCountInString(desc); n == 0 || format == formatOpenAI && n > openAIMaxDescription {
+				t.Errorf("%s %s: description of %d characters", format, name, n)
+			}
+		}
+	}
+}
+
+func TestShorten(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Does things.\n")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "- item %d: %s\n", i, strings.Repeat("é", 40))
+	}
+	long := b.String()
+	got := shorten(long, 1024)
+	if n := utf8.RuneCountInString(got); n > 1024 {
+		t.Fatalf("shortened to %d characters", n)
+	}
+	body, _, _ := strings.Cut(got, "\n\n(Shortened")
+	if !strings.HasPrefix(long, body+"\n- item ") {
+		t.Errorf("not cut at the end of an item:\n%s", got)
+	}
+	if short := "Does things."; shorten(short, 1024) != short {
+		t.Error("a short description changed")
 	}
 }
 

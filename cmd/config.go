@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -104,7 +106,7 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 	cfg := config.Config{}
 	err := v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) {
 		dc.ErrorUnused = true
-		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, mapstructure.StringToSliceHookFunc(","))
+		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, integerHook, mapstructure.StringToSliceHookFunc(","))
 	})
 	if err != nil {
 		return nil, translateDecodeError(err, path, getenv)
@@ -162,11 +164,13 @@ func unwrapViper(err error) error {
 	return err
 }
 
-var decodeLine = regexp.MustCompile(`^'([^']*)' (.*)$`)
+// decodeLine matches one of mapstructure's error lines: 'key' problem.
+// Compiled on first use: only a bad config needs it.
+var decodeLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^'([^']*)' (.*)$`) })
 
 func translateDecodeError(err error, path string, getenv func(string) string) error {
 	for _, line := range strings.Split(err.Error(), "\n") {
-		m := decodeLine.FindStringSubmatch(strings.TrimSpace(line))
+		m := decodeLine().FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
 			continue
 		}
@@ -209,14 +213,29 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 	switch v := data.(type) {
 	case string:
 		return config.ParseDuration(v)
-	case int:
-		return time.Duration(v) * time.Second, nil
-	case int64:
-		return time.Duration(v) * time.Second, nil
-	case float64:
+	case int, int64, float64:
 		return config.ParseDuration(fmt.Sprint(v))
 	}
 	return data, nil
+}
+
+// integerHook refuses a number with a fraction, or one out of range, for
+// an integer key: mapstructure would cut 1.5 to 1 and wrap 1e20 around.
+func integerHook(from, to reflect.Type, data any) (any, error) {
+	f, ok := data.(float64)
+	switch to.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		ok = false
+	}
+	if !ok {
+		return data, nil
+	}
+	if f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		return nil, fmt.Errorf("cannot parse %v as 'int'", f)
+	}
+	return int64(f), nil
 }
 
 // leafKeys lists the dotted keys of every non-struct field reachable

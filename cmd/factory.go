@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -81,19 +82,31 @@ func (f *Factory) RootDir() (string, error) {
 	if root == "" {
 		return cwd, nil
 	}
-	return (&tool.Env{Root: cwd, UserHome: f.userHome()}).Abs(root), nil
+	abs := (&tool.Env{Root: cwd, UserHome: f.userHome()}).Abs(root)
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("the workspace root %s (--root or MCODE_ROOT) is not a folder", abs),
+			Hint:    "give --root or MCODE_ROOT an existing folder, or leave both unset to work in the current one"}
+	}
+	return abs, nil
 }
 
 // HomeDir is the data directory: MCODE_HOME, else $XDG_DATA_HOME/mcode,
-// else ~/.local/share/mcode.
+// else ~/.local/share/mcode; always absolute, since the paths in it are
+// handed on (receipts, tasks) to calls that may run elsewhere.
 func (f *Factory) HomeDir() string {
-	if h := f.Getenv("MCODE_HOME"); h != "" {
-		return h
+	h := f.Getenv("MCODE_HOME")
+	if h == "" {
+		if x := f.Getenv("XDG_DATA_HOME"); x != "" {
+			h = filepath.Join(x, "mcode")
+		} else {
+			h = filepath.Join(f.userHome(), ".local", "share", "mcode")
+		}
 	}
-	if x := f.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "mcode")
+	if cwd, err := f.Getwd(); err == nil && !filepath.IsAbs(h) {
+		h = filepath.Join(cwd, h)
 	}
-	return filepath.Join(f.userHome(), ".local", "share", "mcode")
+	return h
 }
 
 // userHome is $HOME as this call sees it, else the home directory of the

@@ -5,6 +5,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,8 +14,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcode-dev/mcode/pkg/exec"
+	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -32,8 +35,14 @@ func Main() int {
 	f := NewFactory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Ctrl-C while mcode waits on stdin (--args -, a prompt) must end it.
+	f.IO.In = iostreams.WithContext(ctx, f.IO.In)
 	if filepath.Base(os.Args[0]) == ShimName {
-		return RunRm(ctx, f, os.Args[1:])
+		code := RunRm(ctx, f, os.Args[1:])
+		if ctx.Err() != nil {
+			return tool.ExitInterrupted // as rm killed by SIGINT, whatever it had answered
+		}
+		return code
 	}
 	return Run(ctx, f, os.Args[1:])
 }
@@ -51,9 +60,19 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	// Anything else comes from cobra before a command ran: an unknown
-	// command or flag, a bad flag value, a wrong number of arguments.
-	env := tool.NewEnvelope(toolName(c), nil, usageError(c, err))
+	// Anything else comes before a tool ran: an unknown command or flag, a
+	// bad flag value, a wrong number of arguments, or a signal while the
+	// command read its input.
+	var failure *tool.Error
+	if ctx.Err() != nil {
+		failure = interrupted()
+	} else {
+		failure = usageError(c, err)
+	}
+	if f.Global.Output == "" {
+		f.Global.Output = outputFlag(args) // cobra stopped before parsing it
+	}
+	env := tool.NewEnvelope(toolName(c), nil, failure)
 	env.DurationMS = time.Since(start).Milliseconds()
 	return printEnvelope(f, env)
 }
@@ -89,4 +108,15 @@ func toolName(c *cobra.Command) string {
 		return "mcode"
 	}
 	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+}
+
+// outputFlag finds -o/--output in a command line that cobra could not
+// parse, so that a usage error comes in the form asked for.
+func outputFlag(args []string) string {
+	fs := pflag.NewFlagSet("mcode", pflag.ContinueOnError)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	out := fs.StringP("output", "o", "", "")
+	_ = fs.Parse(args)
+	return *out
 }

@@ -53,7 +53,11 @@ func printText(f *Factory, env *tool.Envelope) int {
 		fmt.Fprintf(f.IO.Out, "[%s]\n", hint)
 	}
 	if e := env.Error; e != nil {
-		fmt.Fprintf(f.IO.ErrOut, "mcode %s: %s: %s\n", env.Tool, e.Code, e.Message)
+		who := "mcode"
+		if env.Tool != who {
+			who += " " + env.Tool
+		}
+		fmt.Fprintf(f.IO.ErrOut, "%s: %s: %s\n", who, e.Code, e.Message)
 		if e.Hint != "" {
 			fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", e.Hint)
 		}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
-			return validateGlobal(&f.Global)
+			return validateGlobal(f)
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
@@ -80,39 +81,79 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		NewCmdArchive(f),
 		NewCmdVersion(f),
 	)
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err == nil && len(rest) > 0 {
+				err = unknownCommand(target, rest[0])
+			}
+			if err != nil {
+				return usageError(target, err)
+			}
+			return target.Help()
+		},
+	})
 	requireSubcommand(root)
 	return root
 }
 
-// requireSubcommand makes every command that only groups others refuse
-// an unknown subcommand (a usage error) instead of printing its help;
-// alone, it prints its help. (Cobra shows help for a group command
-// before it looks at the arguments.)
+// requireSubcommand makes the root and every command that only groups
+// others refuse an unknown subcommand (a usage error) instead of printing
+// its help; alone, it prints its help. (Cobra shows help for a group
+// command before it looks at the arguments, and for the root when the
+// command is "" or follows "--".)
 func requireSubcommand(c *cobra.Command) {
-	for _, sc := range c.Commands() {
-		if sc.HasSubCommands() && !sc.Runnable() {
-			sc.Args = cobra.ArbitraryArgs
-			sc.RunE = func(c *cobra.Command, args []string) error {
-				if len(args) > 0 {
-					return usageError(c, fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()))
-				}
-				return c.Help()
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError(c, unknownCommand(c, args[0]))
 			}
+			return c.Help()
 		}
+	}
+	for _, sc := range c.Commands() {
 		requireSubcommand(sc)
 	}
 }
 
-func validateGlobal(g *GlobalOptions) error {
-	if g.Output != "" && !slices.Contains(outputForms, g.Output) {
-		return &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("invalid value %q for -o/--output", g.Output),
-			Hint:    "use one of: " + strings.Join(outputForms, ", ")}
+// unknownCommand is cobra's own error for a command name it does not
+// know, suggestions included.
+func unknownCommand(c *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, c.CommandPath())
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, set where cobra suggests
 	}
-	if g.Role != "" && !slices.Contains(tool.Roles, g.Role) {
-		return &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("invalid value %q for --role", g.Role),
-			Hint:    "use one of: " + strings.Join(tool.Roles, ", ")}
+	if s := c.SuggestionsFor(name); name != "" && len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
 	}
-	return nil
+	return errors.New(msg)
+}
+
+// validateGlobal checks the global flags, and the environment variables
+// that stand for them, once for every command: a bad value is a usage
+// error even where the command would not use it.
+func validateGlobal(f *Factory) error {
+	for _, g := range []struct {
+		flag, env, value string
+		allowed          []string
+	}{
+		{"-o/--output", "MCODE_OUTPUT", f.Global.Output, outputForms},
+		{"--role", "MCODE_ROLE", f.Global.Role, tool.Roles},
+	} {
+		v, from := g.value, g.flag
+		if v == "" {
+			v, from = f.Getenv(g.env), g.env
+		}
+		if v != "" && !slices.Contains(g.allowed, v) {
+			return &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("invalid value %q for %s", v, from),
+				Hint:    "use one of: " + strings.Join(g.allowed, ", ")}
+		}
+	}
+	_, err := f.timeout()
+	return err
 }

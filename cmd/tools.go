@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,10 @@ const (
 )
 
 var toolFormats = []string{formatJSON, formatOpenAI, formatAnthropic, formatMCP}
+
+// openAIMaxDescription is the longest function description OpenAI's API
+// accepts; a longer one fails the whole request (string_above_max_length).
+const openAIMaxDescription = 1024
 
 // ToolsListOptions are the options of tools list.
 type ToolsListOptions struct {
@@ -131,7 +136,7 @@ func shapeDefinition(d tool.Definition, format string) any {
 		return map[string]any{
 			"type": "function",
 			"function": map[string]any{
-				"name": d.Name, "description": d.Description, "parameters": schema,
+				"name": d.Name, "description": shorten(d.Description, openAIMaxDescription), "parameters": schema,
 			},
 		}
 	case formatAnthropic:
@@ -143,4 +148,30 @@ func shapeDefinition(d tool.Definition, format string) any {
 		}
 	}
 	return d
+}
+
+// shorten cuts a description to at most max characters, at the end of
+// the last paragraph, list item or sentence that fits, and says where the
+// whole text is.
+func shorten(desc string, max int) string {
+	if utf8.RuneCountInString(desc) <= max {
+		return desc
+	}
+	const note = "\n\n(Shortened to fit this API; `mcode tools list` has the full description.)"
+	room := max - utf8.RuneCountInString(note)
+	cut := desc
+	for i := range desc {
+		if room == 0 {
+			cut = desc[:i]
+			break
+		}
+		room--
+	}
+	for _, sep := range []string{"\n\n", "\n- ", "\n", ". "} {
+		if i := strings.LastIndex(cut, sep); i > len(cut)/2 {
+			cut = cut[:i+len(sep)-len(strings.TrimLeft(sep, "."))]
+			break
+		}
+	}
+	return strings.TrimRight(cut, " \n") + note
 }

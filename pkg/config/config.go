@@ -151,7 +151,7 @@ func (e FieldError) Error() string {
 var (
 	EnvSanitizeModes = []string{"off", "scrub", "strict"}
 	GuardPolicies    = []string{"allow", "require_approval", "deny"}
-	Roles            = []string{"worker", "verifier", "explore"}
+	Roles            = []string{"worker", "verifier", "explore"} // each narrower than the one before
 )
 
 // Validate checks the values that the types alone do not.
@@ -178,9 +178,16 @@ func (c *Config) Validate() []FieldError {
 	}
 	atLeast("toolResultCompaction.maxInlineKiB", int64(c.ToolResultCompaction.MaxInlineKiB), 1)
 	atLeast("bash.maxSpoolMiB", int64(c.Bash.MaxSpoolMiB), 1)
-	atLeast("bash.defaultTimeout", int64(c.Bash.DefaultTimeout), 1)
-	atLeast("bash.maxTimeout", int64(c.Bash.MaxTimeout), 1)
-	atLeast("bash.autoBackgroundAfter", int64(c.Bash.AutoBackgroundAfter), 0)
+	positive := func(key string, d time.Duration) {
+		if d <= 0 {
+			errs = append(errs, FieldError{Key: key, Expected: "a duration above 0: seconds (90) or a Go duration (90s, 2m)", Got: d})
+		}
+	}
+	positive("bash.defaultTimeout", c.Bash.DefaultTimeout)
+	positive("bash.maxTimeout", c.Bash.MaxTimeout)
+	if c.Bash.AutoBackgroundAfter < 0 {
+		errs = append(errs, FieldError{Key: "bash.autoBackgroundAfter", Expected: "a duration of 0 (never) or more", Got: c.Bash.AutoBackgroundAfter})
+	}
 	atLeast("read.maxImageWidth", int64(c.Read.MaxImageWidth), 1)
 	atLeast("read.maxImageHeight", int64(c.Read.MaxImageHeight), 1)
 	atLeast("read.maxImageBase64KiB", int64(c.Read.MaxImageBase64KiB), 1)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mcode-dev/mcode/pkg/config"
 )
 
 // Registry holds every tool by name. Duplicate names are an error.
@@ -69,8 +71,22 @@ const (
 	RoleExplore  = "explore"
 )
 
-// Roles lists the valid roles.
-var Roles = []string{RoleWorker, RoleVerifier, RoleExplore}
+// Roles lists the valid roles, each narrower than the one before: worker
+// loses delegation, verifier also every tool that changes files, explore
+// also the task controls.
+var Roles = config.Roles
+
+// NarrowestRole is the narrowest of roles ("" is none): --role narrows
+// the agent's own role and never widens it.
+func NarrowestRole(roles ...string) string {
+	narrowest := ""
+	for _, r := range roles {
+		if slices.Index(Roles, r) > slices.Index(Roles, narrowest) {
+			narrowest = r
+		}
+	}
+	return narrowest
+}
 
 // mutatingTools are taken from the verifier and explore roles; explore
 // also loses the task controls.

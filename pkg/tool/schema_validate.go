@@ -48,7 +48,7 @@ func (v *validator) validate(args json.RawMessage) error {
 	if _, ok := inst.(map[string]any); !ok {
 		return &Error{
 			Code:    CodeUsage,
-			Message: fmt.Sprintf("invalid arguments for %s: got %s, want an object", v.tool, jsonTypeName(inst)),
+			Message: fmt.Sprintf("invalid arguments for %s: got %s, want an object", v.tool, JSONKind(inst)),
 			Hint:    `pass one JSON object, e.g. --args '{"key": "value"}'`,
 		}
 	}
@@ -76,6 +76,7 @@ var rewrites = sync.OnceValue(func() []rewrite {
 		r(`validating /properties/([^:]+): `, ""),
 		r(`(-?\d+)/1\b`, "$1"),
 		r(`(\d)\.0+\b`, "$1"),
+		r(`type: <invalid reflect\.Value> has type "null", want "?([^"]+)"?$`, "got null, want $1"),
 		r(`type: (.*) has type "(\w+)", want "?([^"]+)"?$`, "got $2 $1, want $3"),
 		r(`required: missing properties: \[("[^"]*")\]`, "missing required field $1"),
 		r(`required: missing properties: \[(.*)\]`, "missing required fields $1"),
@@ -106,17 +107,21 @@ func readableValidation(msg string) string {
 	return msg
 }
 
-func jsonTypeName(v any) string {
+// JSONKind names the kind of a decoded JSON value for a message: "an
+// array", "a number" (float64 or json.Number), "null"….
+func JSONKind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
 	case []any:
 		return "an array"
+	case map[string]any:
+		return "an object"
 	case string:
 		return "a string"
 	case bool:
 		return "a boolean"
-	case float64:
+	case float64, json.Number:
 		return "a number"
 	}
 	return fmt.Sprintf("%T", v)

@@ -7,10 +7,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -135,14 +138,63 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 		params: zero,
 		run: func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
 			var p P
-			dec := json.NewDecoder(bytes.NewReader(args))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&p); err != nil {
-				return nil, &Error{Code: CodeUsage, Message: fmt.Sprintf("arguments for %s: %v", spec.Name, err)}
+			if err := decodeParams(args, &p); err != nil {
+				return nil, &Error{Code: CodeUsage, Message: fmt.Sprintf("arguments for %s: %v", spec.Name, err),
+					Hint: fmt.Sprintf("`mcode tools list` shows the parameters of %s", spec.Name)}
 			}
 			return run(ctx, env, p)
 		},
 	}
+}
+
+// decodeParams decodes schema-checked arguments into p. JSON Schema counts
+// 2.0 and 1e3 as integers; encoding/json does not, so a number that fails
+// to decode is written as an integer when it is one, and decoded again.
+func decodeParams(args json.RawMessage, p any) error {
+	decode := func(data []byte) error {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		return dec.Decode(p)
+	}
+	err := decode(args)
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || !strings.HasPrefix(te.Value, "number") {
+		return err
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return err
+	}
+	data, merr := json.Marshal(integralNumbers(v))
+	if merr != nil {
+		return err
+	}
+	if decode(data) != nil {
+		return err
+	}
+	return nil
+}
+
+// integralNumbers rewrites every number with no fractional part (2.0,
+// 1e3) as an integer (2, 1000).
+func integralNumbers(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = integralNumbers(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = integralNumbers(x)
+		}
+	case json.Number:
+		if f, err := v.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return json.Number(strconv.FormatInt(int64(f), 10))
+		}
+	}
+	return v
 }
 
 // initSchema renders and compiles the schema once, lazily, so that a call

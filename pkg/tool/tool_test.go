@@ -222,6 +222,34 @@ func TestProfilePermits(t *testing.T) {
 	}
 }
 
+// Roles are ordered, each narrower than the one before, so that the
+// narrowest of two roles refuses all that either refuses.
+func TestRolesNarrowInOrder(t *testing.T) {
+	names := slices.Concat(mutatingTools, taskControlTools, delegationTools, []string{"read", "bash"})
+	for i := 1; i < len(Roles); i++ {
+		wider, narrower := Profile{Role: Roles[i-1]}, Profile{Role: Roles[i]}
+		for _, n := range names {
+			if wider.Permits(echoTool(n)) != nil && narrower.Permits(echoTool(n)) == nil {
+				t.Errorf("%s refuses %s but the narrower %s allows it", Roles[i-1], n, Roles[i])
+			}
+		}
+	}
+	for _, c := range []struct {
+		roles []string
+		want  string
+	}{
+		{[]string{"", ""}, ""},
+		{[]string{"", RoleWorker}, RoleWorker},
+		{[]string{RoleVerifier, RoleWorker}, RoleVerifier},
+		{[]string{RoleVerifier, RoleExplore}, RoleExplore},
+		{[]string{RoleExplore, ""}, RoleExplore},
+	} {
+		if got := NarrowestRole(c.roles...); got != c.want {
+			t.Errorf("NarrowestRole(%q) = %q, want %q", c.roles, got, c.want)
+		}
+	}
+}
+
 func TestEnvAbs(t *testing.T) {
 	cases := map[string]string{
 		"a/b.go":    "/root/a/b.go",
@@ -239,12 +267,30 @@ func TestEnvAbs(t *testing.T) {
 	}
 }
 
+// A number JSON Schema counts as an integer (2.0, 1e1) is one for the
+// Params struct too; a fraction is refused by the schema first.
+func TestRunTakesIntegralNumbers(t *testing.T) {
+	tl := echoTool("echo")
+	resp, err := tl.Run(context.Background(), &Env{}, json.RawMessage(`{"path":"a","limit":2.0}`))
+	if err != nil || resp.Result.(echoParams).Limit != 2 {
+		t.Fatalf("limit 2.0: %v, %v", resp, err)
+	}
+	resp, err = tl.Run(context.Background(), &Env{}, json.RawMessage(`{"path":"a","limit":1e1}`))
+	if err != nil || resp.Result.(echoParams).Limit != 10 {
+		t.Fatalf("limit 1e1: %v, %v", resp, err)
+	}
+	if _, err := tl.Run(context.Background(), &Env{}, json.RawMessage(`{"path":"a","limit":2.5}`)); AsError(err).Code != CodeUsage {
+		t.Fatalf("limit 2.5: %v", err)
+	}
+}
+
 func TestReadableValidation(t *testing.T) {
 	tl := echoTool("echo")
 	for args, want := range map[string]string{
 		`{"path":"a","limit":0}`:    `field "limit": got 0, must be at least 1`,
 		`{"path":"a","limit":2001}`: `field "limit": got 2001, must be at most 2000`,
 		`{"path":"a","limit":1.5}`:  `field "limit": got number 1.5, want integer`,
+		`{"path":null}`:             `field "path": got null, want string`,
 	} {
 		err := tl.Validate(json.RawMessage(args))
 		if te := AsError(err); te == nil || !strings.HasSuffix(te.Message, want) {
