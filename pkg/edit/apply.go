@@ -154,14 +154,6 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 				info: Failure{Edit: &idx, Count: &n, MatchLines: lineNumbers(cur, loc.spans)},
 			}
 		}
-		if n > MaxReplacements {
-			return nil, nil, &failed{
-				err: &tool.Error{Code: tool.CodeTooLarge,
-					Message: fmt.Sprintf("%sreplace_all would make %d replacements, more than the %d one call makes", label(i, len(edits)), n, MaxReplacements),
-					Hint:    "make old_string more specific, or make a change this wide with sed through bash"},
-				info: Failure{Edit: &idx, Count: &n},
-			}
-		}
 		if n > 1 && !e.ReplaceAll {
 			lines := lineNumbers(cur, loc.spans)
 			return nil, nil, &failed{
@@ -169,6 +161,14 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 					Message: fmt.Sprintf("%sold_string matches %d places (%s, %s match)", label(i, len(edits)), n, linesPhrase(lines, n), loc.kind),
 					Hint:    "add surrounding lines to old_string so that it matches one place, or pass replace_all (--replace-all) to change every one"},
 				info: Failure{Edit: &idx, Count: &n, MatchLines: lines},
+			}
+		}
+		if n > MaxReplacements {
+			return nil, nil, &failed{
+				err: &tool.Error{Code: tool.CodeTooLarge,
+					Message: fmt.Sprintf("%sreplace_all would make %d replacements, more than the %d one call makes", label(i, len(edits)), n, MaxReplacements),
+					Hint:    "make old_string more specific, or make a change this wide with sed through bash"},
+				info: Failure{Edit: &idx, Count: &n},
 			}
 		}
 		var err *failed

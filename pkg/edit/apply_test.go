@@ -243,4 +243,10 @@ func TestTooManyReplacements(t *testing.T) {
 	if f == nil || f.err.Code != tool.CodeTooLarge || *f.info.Count != MaxReplacements+1 {
 		t.Fatalf("got %+v", f)
 	}
+	// Without replace_all, that many matches are not a unique match: the
+	// cap on replacements is not what stops the edit.
+	_, _, f = apply(t, text, Edit{OldString: "a", NewString: "b"})
+	if f == nil || f.err.Code != tool.CodeNotUnique || *f.info.Count != MaxReplacements+1 {
+		t.Fatalf("without replace_all: got %+v", f)
+	}
 }
