@@ -224,6 +224,20 @@ func lockFile(ctx context.Context, display, target string) (unlock func(), err e
 	return nil, fmt.Errorf("locking %s: the file kept being replaced", display)
 }
 
+// commit replaces target with what write produces, atomically, unless
+// ctx ended meanwhile: a caller that interrupted the call, or whose time
+// limit ran out, has given up on it, so nothing may change behind its
+// back. The check comes once the new bytes are in the temp file, the last
+// moment before the rename.
+func commit(ctx context.Context, target string, write func(io.Writer) error) error {
+	return fsutil.WriteAtomic(target, NewFileMode, func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
+}
+
 // hashingWriter counts and hashes what passes through it.
 type hashingWriter struct {
 	w io.Writer

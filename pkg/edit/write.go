@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 		}
 		var res *WriteResult
 		if info == nil {
-			res, err = create(display, target, p)
+			res, err = create(ctx, display, target, p)
 			if errors.Is(err, fs.ErrExist) {
 				continue
 			}
@@ -115,7 +116,7 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 
 // create writes a new file, never over one that appeared meanwhile (that
 // error is fs.ErrExist, for the caller to retry as a replacement).
-func create(display, target string, p WriteParams) (*WriteResult, error) {
+func create(ctx context.Context, display, target string, p WriteParams) (*WriteResult, error) {
 	if p.IfMatch != "" {
 		return nil, &tool.Error{Code: tool.CodeStale,
 			Message: fmt.Sprintf("%s does not exist, so it cannot have the sha256 %s", display, strings.ToLower(p.IfMatch)),
@@ -132,6 +133,9 @@ func create(display, target string, p WriteParams) (*WriteResult, error) {
 	}
 	if p.DryRun {
 		return res, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // given up on, as in commit
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, writeErr(display, err)
@@ -195,7 +199,11 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	if p.DryRun {
 		return res, nil
 	}
-	if err := fsutil.WriteFileAtomic(target, data, NewFileMode); err != nil {
+	err = commit(ctx, target, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
 		return nil, writeErr(display, err)
 	}
 	return res, nil
