@@ -173,6 +173,11 @@ func TestNoMatchDiagnosis(t *testing.T) {
 		{"typo, one line", file, "\tfmt.Printl(\"hello\")", "different_text", 4, 12},
 		{"past the end", file, "\tos.Exit(0)\n}\nmore\n", "end_of_file", 7, 1},
 		{"curly quote, not UTF-8 file", "say \"hi\" \xff\n", "say \u201chi\u201d", "curly_quote", 1, 5},
+		// The lines around a changed one place the candidate, even when
+		// the changed line is old_string's longest and like no other.
+		{"lines around agree", "a = 1\ntotally different content here!!\nb = 2\n",
+			"a = 1\nthis is the longest line of all of them\nb = 2", "different_text", 2, 2},
+		{"one line of two agrees", "a\r\nb\r\n", "a\r\nc", "different_text", 2, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

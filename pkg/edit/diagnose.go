@@ -224,9 +224,10 @@ func windowLines(text []byte, start, n int) []string {
 }
 
 // looseKey is a line reduced to what a model rarely gets wrong: the
-// normal form with any read prefix, the indentation and runs of
-// whitespace removed.
+// normal form with any read prefix, the indentation, runs of whitespace
+// and the line break removed.
 func looseKey(dst, line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
 	if n := readPrefixLen(string(line), true); n > 0 {
 		line = line[n:]
 	}
