@@ -177,6 +177,11 @@ func TestNoMatchDiagnosis(t *testing.T) {
 		// the changed line is old_string's longest and like no other.
 		{"lines around agree", "a = 1\ntotally different content here!!\nb = 2\n",
 			"a = 1\nthis is the longest line of all of them\nb = 2", "different_text", 2, 2},
+		// A curly quote the fuzzy tier looks past is not what stopped
+		// the match: the indentation of the next line is.
+		{"blocker after a curly quote", "func f() {\n\tif x == \u201cy\u201d {\n\t\treturn 1\n\t}\n}\n",
+			"if x == \"y\" {\n    return 1", "tabs_vs_spaces", 3, 1},
+		{"only a curly quote and a line break", "say(\u201chi\u201d)\nnext\n", "say(\"hi\")\r\nnext", "curly_quote", 1, 5},
 		{"one line of two agrees", "a\r\nb\r\n", "a\r\nc", "different_text", 2, 1},
 	}
 	for _, c := range cases {
