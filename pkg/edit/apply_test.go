@@ -182,6 +182,8 @@ func TestNoMatchDiagnosis(t *testing.T) {
 		{"blocker after a curly quote", "func f() {\n\tif x == \u201cy\u201d {\n\t\treturn 1\n\t}\n}\n",
 			"if x == \"y\" {\n    return 1", "tabs_vs_spaces", 3, 1},
 		{"only a curly quote and a line break", "say(\u201chi\u201d)\nnext\n", "say(\"hi\")\r\nnext", "curly_quote", 1, 5},
+		// old_string starts after the indentation of its first line.
+		{"first line unindented", file, "fmt.Println(\"world\")\n\tos.Exit(0)", "different_text", 4, 15},
 		{"one line of two agrees", "a\r\nb\r\n", "a\r\nc", "different_text", 2, 1},
 	}
 	for _, c := range cases {

@@ -177,9 +177,16 @@ func closest(text []byte, old string) *Candidate {
 	if at >= 0 {
 		ol, fl := oldLines[at], lines[at]
 		c.Line = start + at + 1
-		c.Column = diffColumn(ol, fl)
 		c.Expected, c.Found = clip(ol), clip(fl)
-		c.Cause = cause(old, ol, fl, c.Column)
+		// old_string may start after the indentation of its first line:
+		// then the two are compared from there.
+		skip := 0
+		if at == 0 && indentOf(ol) == "" {
+			skip = len(indentOf(fl))
+		}
+		col := diffColumn(ol, fl[skip:])
+		c.Column = skip + col
+		c.Cause = cause(old, ol, fl[skip:], col)
 		return c
 	}
 	// Every line agrees as a line: the difference is in the breaks
