@@ -135,8 +135,17 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 		if loc.count == 0 && allLinesNumbered(old, true) {
 			o2, r2 := stripLineNumbers(old), stripLineNumbers(repl)
 			if o2 != "" && o2 != r2 {
-				if l2 := locate(cur, o2, !byteWise, keep); l2.count > 0 {
+				l2 := locate(cur, o2, !byteWise, keep)
+				switch {
+				case l2.count > 0:
 					loc, old, repl, stripped = l2, o2, r2, true
+				case allLinesNumbered(old, false):
+					// Surely read's "N→" prefixes: the text without them is
+					// what differs from the file, and what to diagnose
+					// (telling the caller to strip them would not help).
+					f := noMatch(name, cur, o2, l2, i, len(edits), byteWise)
+					f.err.Message += " (read's line-number prefixes were taken off old_string first)"
+					return nil, nil, f
 				}
 			}
 		}

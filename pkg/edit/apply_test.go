@@ -132,6 +132,15 @@ func TestLineNumberRetry(t *testing.T) {
 	if got != "func a() {\n\treturn 2\n}\n" || !reports[0].LineNumbersStripped {
 		t.Errorf("got %q, report %+v", got, reports[0])
 	}
+	// Every line numbered, and still no match: the diagnosis is of the
+	// text without the prefixes, which the caller need not strip again.
+	_, _, f = apply(t, text, Edit{OldString: "     1→func a() {\n     2→\treturn 3\n", NewString: "x"})
+	if f == nil || f.err.Code != tool.CodeNoMatch || f.info.Candidate == nil {
+		t.Fatalf("numbered, no match: %+v", f)
+	}
+	if c := f.info.Candidate; c.Cause != "different_text" || c.Line != 2 || c.Column != 9 || !strings.Contains(f.err.Message, "prefixes were taken off") {
+		t.Errorf("numbered, no match: %+v, %s", c, f.err.Message)
+	}
 	// Not every line numbered: no retry, and the cause is named.
 	_, _, f = apply(t, text, Edit{OldString: "     1→func a() {\n\treturn 1\n", NewString: "x"})
 	if f == nil || f.err.Code != tool.CodeNoMatch || f.info.Candidate == nil || f.info.Candidate.Cause != "line_numbers" {
