@@ -34,7 +34,6 @@ const maxLockAttempts = 1000
 
 // content is a file's bytes and the text that edits work on.
 type content struct {
-	data []byte           // the bytes as read
 	enc  textenc.Encoding // as read reports it
 	bom  []byte           // a UTF-8 byte-order mark, kept aside
 	text []byte           // UTF-8 text without BOM; the raw bytes when byteWise
@@ -45,7 +44,7 @@ type content struct {
 
 // decodeContent splits a file's bytes into the text edits work on.
 func decodeContent(display string, data []byte) (*content, error) {
-	c := &content{data: data, enc: textenc.UTF8, text: data}
+	c := &content{enc: textenc.UTF8, text: data}
 	if len(data) == 0 {
 		return c, nil
 	}
