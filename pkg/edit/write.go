@@ -179,13 +179,23 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	if err := checkIfMatch(display, old, p.IfMatch); err != nil {
 		return nil, err
 	}
-	data, text, enc, note := encodeLike(old, p.Content)
+	// c is nil when the old bytes are no text (binary, or UTF-16 that
+	// does not round-trip): the content then goes in as UTF-8.
+	c, err := decodeContent(display, old)
+	if err != nil {
+		c = nil
+	}
+	data, text, enc, note := encodeLike(c, p.Content)
 	res := &WriteResult{
 		Action: Replaced, BytesBefore: len(old), BytesAfter: len(data), SHA256: sha256Hex(data),
 		Encoding: string(enc), LineEnding: string(textenc.LineEndings([]byte(text))),
 		Mode: fmt.Sprintf("%04o", info.Mode().Perm()), Note: note, DryRun: p.DryRun,
 	}
-	if oldText, ok := decodedText(old); ok {
+	if c != nil {
+		oldText := string(c.text)
+		if d := c.display(); d != nil {
+			oldText = d(oldText)
+		}
 		a, b := splitKeep([]byte(oldText)), splitKeep([]byte(text))
 		res.Changes = summarize(display, stringLines(a), lineDiff(a, b), nil)
 	} else {
@@ -209,12 +219,12 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	return res, nil
 }
 
-// encodeLike encodes content the way the old file was: its BOM, UTF-16,
-// single-byte encoding, and CRLF line breaks when content has only LF
-// ones. It returns the bytes, the text they hold and their encoding.
-func encodeLike(old []byte, content string) ([]byte, string, textenc.Encoding, string) {
-	c, err := decodeContent("", old)
-	if err != nil || len(old) == 0 {
+// encodeLike encodes content the way the old file c was (nil: no
+// text): its BOM, UTF-16, single-byte encoding, and CRLF line breaks when
+// content has only LF ones. It returns the bytes, the text they hold,
+// their encoding and a note when the old encoding could not be kept.
+func encodeLike(c *content, content string) ([]byte, string, textenc.Encoding, string) {
+	if c == nil {
 		return []byte(content), content, textenc.UTF8, ""
 	}
 	text := content
@@ -239,20 +249,6 @@ func encodeLike(old []byte, content string) ([]byte, string, textenc.Encoding, s
 func crlfMajority(text []byte) bool {
 	lf, crlf := countBreaks(text)
 	return crlf > 0 && crlf >= lf-crlf
-}
-
-// decodedText is a file's text for a diff, false for binary data.
-func decodedText(data []byte) (string, bool) {
-	c, err := decodeContent("", data)
-	if err != nil {
-		return "", false
-	}
-	if c.byteWise {
-		if d := c.display(); d != nil {
-			return d(string(c.text)), true
-		}
-	}
-	return string(c.text), true
 }
 
 func joinNote(a, b string) string {
