@@ -155,12 +155,13 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 		n := loc.count
 		idx := i
 		if e.ExpectCount != nil && *e.ExpectCount != n {
+			lines := lineNumbers(cur, loc.spans)
 			return nil, nil, &failed{
 				err: &tool.Error{Code: tool.CodeCountMismatch,
 					Message: fmt.Sprintf("%sold_string occurs %d time%s (%s match at %s), expect_count is %d",
-						label(i, len(edits)), n, plural(n), loc.kind, linesPhrase(lineNumbers(cur, loc.spans), n), *e.ExpectCount),
+						label(i, len(edits)), n, plural(n), loc.kind, linesPhrase(lines, n), *e.ExpectCount),
 					Hint: "check that old_string is the text you mean, then set expect_count to the count you want replaced"},
-				info: Failure{Edit: &idx, Count: &n, MatchLines: lineNumbers(cur, loc.spans)},
+				info: Failure{Edit: &idx, Count: &n, MatchLines: lines},
 			}
 		}
 		if n > 1 && !e.ReplaceAll {
