@@ -268,7 +268,7 @@ func writeOutput(display string, r *WriteResult) string {
 	}
 	switch r.Action {
 	case Created:
-		fmt.Fprintf(&b, "%s %s (%d bytes, %d lines, mode %s)", created, display, r.BytesAfter, r.Additions, r.Mode)
+		fmt.Fprintf(&b, "%s %s (%d bytes, %d line%s, mode %s)", created, display, r.BytesAfter, r.Additions, plural(r.Additions), r.Mode)
 	case Unchanged:
 		fmt.Fprintf(&b, "%s already holds exactly this content; nothing written", display)
 	default:
