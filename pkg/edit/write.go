@@ -75,6 +75,11 @@ func WriteTool() *tool.Tool {
 
 // Write writes a whole file.
 func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, error) {
+	if len(p.Content) > MaxFileMiB<<20 {
+		return nil, &tool.Error{Code: tool.CodeTooLarge,
+			Message: fmt.Sprintf("content is %d MiB, more than the %d MiB write handles", len(p.Content)>>20, MaxFileMiB),
+			Hint:    "write a file this large with a command (cp, a redirection) through bash"}
+	}
 	if pastedReadOutput(p.Content) {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs,
 			Message: "every line of content starts with a line number and → as read prints them (`    12→`), numbered one after another: this is read's output pasted as it is",
@@ -123,12 +128,12 @@ func create(ctx context.Context, display, target string, p WriteParams) (*WriteR
 			Hint:    "drop if_match to create the file, or check the path"}
 	}
 	data := []byte(p.Content)
-	lines := splitKeep(data)
+	lines := newLineIndex(data).count()
 	res := &WriteResult{
 		Action: Created, BytesAfter: len(data), SHA256: sha256Hex(data),
 		Encoding: string(textenc.UTF8), LineEnding: string(textenc.LineEndings(data)),
 		Mode:    fmt.Sprintf("%04o", NewFileMode&^fsutil.Umask()),
-		Changes: Changes{Additions: len(lines), FirstChangedLine: min(1, len(lines))},
+		Changes: Changes{Additions: lines, FirstChangedLine: min(1, lines)},
 		DryRun:  p.DryRun,
 	}
 	if p.DryRun {
@@ -199,7 +204,7 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 		a, b := splitKeep([]byte(oldText)), splitKeep([]byte(text))
 		res.Changes = summarize(display, stringLines(a), lineDiff(a, b), nil)
 	} else {
-		res.Changes = Changes{Additions: len(splitKeep([]byte(text))), FirstChangedLine: 1}
+		res.Changes = Changes{Additions: newLineIndex([]byte(text)).count(), FirstChangedLine: 1}
 		res.Note = joinNote(res.Note, "the old content was binary, so no diff is shown")
 	}
 	if string(old) == string(data) {
