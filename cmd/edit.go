@@ -103,18 +103,34 @@ func oneStdin(sources ...string) error {
 }
 
 // readTextFile reads a flag's text from a file or stdin (-). The text
-// must be UTF-8: bytes that are not would reach the tool as U+FFFD.
+// must be UTF-8: bytes that are not would reach the tool as U+FFFD. It
+// reads no more than the largest file write and edit handle, so a huge
+// input costs no more memory than that.
 func readTextFile(in io.Reader, flag, name string) (string, error) {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(in)
-	} else {
-		data, err = os.ReadFile(name)
+	const limit = edit.MaxFileMiB << 20
+	tooLarge := &tool.Error{Code: tool.CodeTooLarge,
+		Message: fmt.Sprintf("%s %s holds more than the %d MiB write and edit handle", flag, name, edit.MaxFileMiB),
+		Hint:    "change a file this large with a command (cp, sed) through bash"}
+	r := in
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("%s: %v", flag, err),
+				Hint: flag + " FILE reads the text from FILE, or from stdin with -"}
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+			return "", tooLarge
+		}
+		r = f
 	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return "", &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("%s: %v", flag, err),
 			Hint: flag + " FILE reads the text from FILE, or from stdin with -"}
+	}
+	if len(data) > limit {
+		return "", tooLarge
 	}
 	if !utf8.Valid(data) {
 		return "", &tool.Error{Code: tool.CodeUsage,

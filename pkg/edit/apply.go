@@ -135,8 +135,17 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 		if loc.count == 0 && allLinesNumbered(old, true) {
 			o2, r2 := stripLineNumbers(old), stripLineNumbers(repl)
 			if o2 != "" && o2 != r2 {
-				if l2 := locate(cur, o2, !byteWise, keep); l2.count > 0 {
+				l2 := locate(cur, o2, !byteWise, keep)
+				switch {
+				case l2.count > 0:
 					loc, old, repl, stripped = l2, o2, r2, true
+				case allLinesNumbered(old, false):
+					// Surely read's "N→" prefixes: the text without them is
+					// what differs from the file, and what to diagnose
+					// (telling the caller to strip them would not help).
+					f := noMatch(name, cur, o2, l2, i, len(edits), byteWise)
+					f.err.Message += " (read's line-number prefixes were taken off old_string first)"
+					return nil, nil, f
 				}
 			}
 		}
@@ -146,20 +155,13 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 		n := loc.count
 		idx := i
 		if e.ExpectCount != nil && *e.ExpectCount != n {
+			lines := lineNumbers(cur, loc.spans)
 			return nil, nil, &failed{
 				err: &tool.Error{Code: tool.CodeCountMismatch,
 					Message: fmt.Sprintf("%sold_string occurs %d time%s (%s match at %s), expect_count is %d",
-						label(i, len(edits)), n, plural(n), loc.kind, linesPhrase(lineNumbers(cur, loc.spans), n), *e.ExpectCount),
+						label(i, len(edits)), n, plural(n), loc.kind, linesPhrase(lines, n), *e.ExpectCount),
 					Hint: "check that old_string is the text you mean, then set expect_count to the count you want replaced"},
-				info: Failure{Edit: &idx, Count: &n, MatchLines: lineNumbers(cur, loc.spans)},
-			}
-		}
-		if n > MaxReplacements {
-			return nil, nil, &failed{
-				err: &tool.Error{Code: tool.CodeTooLarge,
-					Message: fmt.Sprintf("%sreplace_all would make %d replacements, more than the %d one call makes", label(i, len(edits)), n, MaxReplacements),
-					Hint:    "make old_string more specific, or make a change this wide with sed through bash"},
-				info: Failure{Edit: &idx, Count: &n},
+				info: Failure{Edit: &idx, Count: &n, MatchLines: lines},
 			}
 		}
 		if n > 1 && !e.ReplaceAll {
@@ -169,6 +171,14 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 					Message: fmt.Sprintf("%sold_string matches %d places (%s, %s match)", label(i, len(edits)), n, linesPhrase(lines, n), loc.kind),
 					Hint:    "add surrounding lines to old_string so that it matches one place, or pass replace_all (--replace-all) to change every one"},
 				info: Failure{Edit: &idx, Count: &n, MatchLines: lines},
+			}
+		}
+		if n > MaxReplacements {
+			return nil, nil, &failed{
+				err: &tool.Error{Code: tool.CodeTooLarge,
+					Message: fmt.Sprintf("%sreplace_all would make %d replacements, more than the %d one call makes", label(i, len(edits)), n, MaxReplacements),
+					Hint:    "make old_string more specific, or make a change this wide with sed through bash"},
+				info: Failure{Edit: &idx, Count: &n},
 			}
 		}
 		var err *failed

@@ -132,6 +132,15 @@ func TestLineNumberRetry(t *testing.T) {
 	if got != "func a() {\n\treturn 2\n}\n" || !reports[0].LineNumbersStripped {
 		t.Errorf("got %q, report %+v", got, reports[0])
 	}
+	// Every line numbered, and still no match: the diagnosis is of the
+	// text without the prefixes, which the caller need not strip again.
+	_, _, f = apply(t, text, Edit{OldString: "     1→func a() {\n     2→\treturn 3\n", NewString: "x"})
+	if f == nil || f.err.Code != tool.CodeNoMatch || f.info.Candidate == nil {
+		t.Fatalf("numbered, no match: %+v", f)
+	}
+	if c := f.info.Candidate; c.Cause != "different_text" || c.Line != 2 || c.Column != 9 || !strings.Contains(f.err.Message, "prefixes were taken off") {
+		t.Errorf("numbered, no match: %+v, %s", c, f.err.Message)
+	}
 	// Not every line numbered: no retry, and the cause is named.
 	_, _, f = apply(t, text, Edit{OldString: "     1→func a() {\n\treturn 1\n", NewString: "x"})
 	if f == nil || f.err.Code != tool.CodeNoMatch || f.info.Candidate == nil || f.info.Candidate.Cause != "line_numbers" {
@@ -173,6 +182,18 @@ func TestNoMatchDiagnosis(t *testing.T) {
 		{"typo, one line", file, "\tfmt.Printl(\"hello\")", "different_text", 4, 12},
 		{"past the end", file, "\tos.Exit(0)\n}\nmore\n", "end_of_file", 7, 1},
 		{"curly quote, not UTF-8 file", "say \"hi\" \xff\n", "say \u201chi\u201d", "curly_quote", 1, 5},
+		// The lines around a changed one place the candidate, even when
+		// the changed line is old_string's longest and like no other.
+		{"lines around agree", "a = 1\ntotally different content here!!\nb = 2\n",
+			"a = 1\nthis is the longest line of all of them\nb = 2", "different_text", 2, 2},
+		// A curly quote the fuzzy tier looks past is not what stopped
+		// the match: the indentation of the next line is.
+		{"blocker after a curly quote", "func f() {\n\tif x == \u201cy\u201d {\n\t\treturn 1\n\t}\n}\n",
+			"if x == \"y\" {\n    return 1", "tabs_vs_spaces", 3, 1},
+		{"only a curly quote and a line break", "say(\u201chi\u201d)\nnext\n", "say(\"hi\")\r\nnext", "curly_quote", 1, 5},
+		// old_string starts after the indentation of its first line.
+		{"first line unindented", file, "fmt.Println(\"world\")\n\tos.Exit(0)", "different_text", 4, 15},
+		{"one line of two agrees", "a\r\nb\r\n", "a\r\nc", "different_text", 2, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,5 +263,11 @@ func TestTooManyReplacements(t *testing.T) {
 	_, _, f := apply(t, text, Edit{OldString: "a", NewString: "b", ReplaceAll: true})
 	if f == nil || f.err.Code != tool.CodeTooLarge || *f.info.Count != MaxReplacements+1 {
 		t.Fatalf("got %+v", f)
+	}
+	// Without replace_all, that many matches are not a unique match: the
+	// cap on replacements is not what stops the edit.
+	_, _, f = apply(t, text, Edit{OldString: "a", NewString: "b"})
+	if f == nil || f.err.Code != tool.CodeNotUnique || *f.info.Count != MaxReplacements+1 {
+		t.Fatalf("without replace_all: got %+v", f)
 	}
 }

@@ -15,7 +15,8 @@ type Candidate struct {
 	LineStart int `json:"line_start"`
 	LineEnd   int `json:"line_end"`
 	// Line and Column (1-based, in characters) locate the first
-	// difference; Expected is old_string's line there, Found the file's.
+	// difference that the fuzzy tier does not look past (else the first
+	// difference); Expected is old_string's line there, Found the file's.
 	Line     int    `json:"line"`
 	Column   int    `json:"column"`
 	Expected string `json:"expected"`
@@ -151,20 +152,41 @@ func closest(text []byte, old string) *Candidate {
 	start := max(best, 0)
 	lines := windowLines(text, start, len(oldLines))
 	c := &Candidate{LineStart: start + 1, LineEnd: start + max(len(lines), 1)}
+	// The first line that differs even in the normal form is what kept
+	// the fuzzy tier from matching, so it is the one to name; a line that
+	// differs only in what the fuzzy tier looks past (a curly quote, say)
+	// is named when there is no such line.
+	at := -1
 	for i, ol := range oldLines {
 		if i >= len(lines) {
 			c.Line, c.Column = start+i+1, 1
 			c.Expected, c.Found, c.Cause = clip(ol), "(end of file)", "end_of_file"
 			return c
 		}
-		fl := lines[i]
-		if linesAgree(ol, fl, i, len(oldLines)) {
+		if linesAgree(ol, lines[i], i, len(oldLines)) {
 			continue
 		}
-		c.Line = start + i + 1
-		c.Column = diffColumn(ol, fl)
+		if at < 0 {
+			at = i
+		}
+		if !linesAgree(normLine(ol), normLine(lines[i]), i, len(oldLines)) {
+			at = i
+			break
+		}
+	}
+	if at >= 0 {
+		ol, fl := oldLines[at], lines[at]
+		c.Line = start + at + 1
 		c.Expected, c.Found = clip(ol), clip(fl)
-		c.Cause = cause(old, ol, fl, c.Column)
+		// old_string may start after the indentation of its first line:
+		// then the two are compared from there.
+		skip := 0
+		if at == 0 && indentOf(ol) == "" {
+			skip = len(indentOf(fl))
+		}
+		col := diffColumn(ol, fl[skip:])
+		c.Column = skip + col
+		c.Cause = cause(old, ol, fl[skip:], col)
 		return c
 	}
 	// Every line agrees as a line: the difference is in the breaks
@@ -195,6 +217,8 @@ func linesAgree(ol, fl string, i, n int) bool {
 	return false
 }
 
+func normLine(s string) string { return string(appendNormLine(nil, []byte(s))) }
+
 // splitLines splits s into lines without their breaks (a CR before LF
 // dropped); a final line break ends the last line rather than starting
 // an empty one.
@@ -224,9 +248,10 @@ func windowLines(text []byte, start, n int) []string {
 }
 
 // looseKey is a line reduced to what a model rarely gets wrong: the
-// normal form with any read prefix, the indentation and runs of
-// whitespace removed.
+// normal form with any read prefix, the indentation, runs of whitespace
+// and the line break removed.
 func looseKey(dst, line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
 	if n := readPrefixLen(string(line), true); n > 0 {
 		line = line[n:]
 	}

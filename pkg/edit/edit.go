@@ -191,7 +191,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 		hashed <- hw
 	}()
 	if !p.DryRun {
-		err := fsutil.WriteAtomic(target, 0o644, func(w io.Writer) error { return writeEdited(w, c, pieces) })
+		err := commit(ctx, target, func(w io.Writer) error { return writeEdited(w, c, pieces) })
 		if err != nil {
 			<-hashed
 			return nil, writeErr(display, err)

@@ -34,7 +34,6 @@ const maxLockAttempts = 1000
 
 // content is a file's bytes and the text that edits work on.
 type content struct {
-	data []byte           // the bytes as read
 	enc  textenc.Encoding // as read reports it
 	bom  []byte           // a UTF-8 byte-order mark, kept aside
 	text []byte           // UTF-8 text without BOM; the raw bytes when byteWise
@@ -45,7 +44,7 @@ type content struct {
 
 // decodeContent splits a file's bytes into the text edits work on.
 func decodeContent(display string, data []byte) (*content, error) {
-	c := &content{data: data, enc: textenc.UTF8, text: data}
+	c := &content{enc: textenc.UTF8, text: data}
 	if len(data) == 0 {
 		return c, nil
 	}
@@ -222,6 +221,20 @@ func lockFile(ctx context.Context, display, target string) (unlock func(), err e
 		}
 	}
 	return nil, fmt.Errorf("locking %s: the file kept being replaced", display)
+}
+
+// commit replaces target with what write produces, atomically, unless
+// ctx ended meanwhile: a caller that interrupted the call, or whose time
+// limit ran out, has given up on it, so nothing may change behind its
+// back. The check comes once the new bytes are in the temp file, the last
+// moment before the rename.
+func commit(ctx context.Context, target string, write func(io.Writer) error) error {
+	return fsutil.WriteAtomic(target, NewFileMode, func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
 }
 
 // hashingWriter counts and hashes what passes through it.

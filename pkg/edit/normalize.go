@@ -95,21 +95,7 @@ func appendNormLine(dst, line []byte) []byte {
 // text longer (every fold target is one ASCII byte).
 func appendFolded(dst, src []byte) []byte {
 	start := len(dst)
-	for i := 0; i < len(src); {
-		c := src[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(src[i:])
-		if f := foldRune(r); f != r {
-			dst = append(dst, byte(f))
-		} else {
-			dst = append(dst, src[i:i+size]...)
-		}
-		i += size
-	}
+	dst = appendFoldedRunes(dst, src)
 	return append(dst[:start], trimRightSpace(dst[start:])...)
 }
 
@@ -242,8 +228,14 @@ func lineSegments(line []byte) []segment {
 	return segs
 }
 
+// appendFoldedRunes appends src with every rune folded.
 func appendFoldedRunes(dst, src []byte) []byte {
 	for i := 0; i < len(src); {
+		if c := src[i]; c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(src[i:])
 		if f := foldRune(r); f != r {
 			dst = append(dst, byte(f))

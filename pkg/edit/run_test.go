@@ -3,6 +3,7 @@ package edit
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -332,5 +335,61 @@ func TestRunWaitsForTheLockUntilItsTimeLimit(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); string(data) != "a\n" {
 		t.Errorf("file changed under another's lock: %q", data)
+	}
+}
+
+// endsOnceLocked is a context that ends as soon as someone holds the
+// flock on path: a call interrupted, or out of time, while it works on
+// the file under its lock.
+type endsOnceLocked struct {
+	context.Context
+	cancel context.CancelFunc
+	path   string
+}
+
+func newEndsOnceLocked(path string) *endsOnceLocked {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &endsOnceLocked{Context: ctx, cancel: cancel, path: path}
+}
+
+func (c *endsOnceLocked) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	fl := flock.New(c.path, flock.SetFlag(os.O_RDONLY))
+	if ok, _ := fl.TryLock(); !ok {
+		c.cancel()
+	}
+	fl.Close()
+	return c.Context.Err()
+}
+
+// TestNothingIsWrittenOnceTheCallerGaveUp: a call interrupted or out of
+// time while it works leaves the file as it was, whatever it had
+// computed; and no temp file stays behind.
+func TestNothingIsWrittenOnceTheCallerGaveUp(t *testing.T) {
+	env := testEnv(t)
+	path := filepath.Join(env.Root, "f.txt")
+	os.WriteFile(path, []byte("a\n"), 0o644)
+	ctx := newEndsOnceLocked(path)
+	_, err := Run(ctx, env, Params{FilePath: "f.txt", OldString: strp("a"), NewString: strp("b")})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("edit: err = %v, want the context's", err)
+	}
+	if _, err := Write(newEndsOnceLocked(path), env, WriteParams{FilePath: "f.txt", Content: "b\n"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("write: err = %v, want the context's", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "a\n" {
+		t.Errorf("file changed by a call given up on: %q", data)
+	}
+	// A new file has no lock to wait for: a call already given up on
+	// creates nothing.
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Write(gone, env, WriteParams{FilePath: "new.txt", Content: "b\n"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("create: err = %v, want the context's", err)
+	}
+	if entries, _ := os.ReadDir(env.Root); len(entries) != 1 {
+		t.Errorf("files left: %v", entries)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -74,6 +75,11 @@ func WriteTool() *tool.Tool {
 
 // Write writes a whole file.
 func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, error) {
+	if len(p.Content) > MaxFileMiB<<20 {
+		return nil, &tool.Error{Code: tool.CodeTooLarge,
+			Message: fmt.Sprintf("content is %d MiB, more than the %d MiB write handles", len(p.Content)>>20, MaxFileMiB),
+			Hint:    "write a file this large with a command (cp, a redirection) through bash"}
+	}
 	if pastedReadOutput(p.Content) {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs,
 			Message: "every line of content starts with a line number and → as read prints them (`    12→`), numbered one after another: this is read's output pasted as it is",
@@ -94,7 +100,7 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 		}
 		var res *WriteResult
 		if info == nil {
-			res, err = create(display, target, p)
+			res, err = create(ctx, display, target, p)
 			if errors.Is(err, fs.ErrExist) {
 				continue
 			}
@@ -115,23 +121,26 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 
 // create writes a new file, never over one that appeared meanwhile (that
 // error is fs.ErrExist, for the caller to retry as a replacement).
-func create(display, target string, p WriteParams) (*WriteResult, error) {
+func create(ctx context.Context, display, target string, p WriteParams) (*WriteResult, error) {
 	if p.IfMatch != "" {
 		return nil, &tool.Error{Code: tool.CodeStale,
 			Message: fmt.Sprintf("%s does not exist, so it cannot have the sha256 %s", display, strings.ToLower(p.IfMatch)),
 			Hint:    "drop if_match to create the file, or check the path"}
 	}
 	data := []byte(p.Content)
-	lines := splitKeep(data)
+	lines := newLineIndex(data).count()
 	res := &WriteResult{
 		Action: Created, BytesAfter: len(data), SHA256: sha256Hex(data),
 		Encoding: string(textenc.UTF8), LineEnding: string(textenc.LineEndings(data)),
 		Mode:    fmt.Sprintf("%04o", NewFileMode&^fsutil.Umask()),
-		Changes: Changes{Additions: len(lines), FirstChangedLine: min(1, len(lines))},
+		Changes: Changes{Additions: lines, FirstChangedLine: min(1, lines)},
 		DryRun:  p.DryRun,
 	}
 	if p.DryRun {
 		return res, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // given up on, as in commit
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, writeErr(display, err)
@@ -175,17 +184,27 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	if err := checkIfMatch(display, old, p.IfMatch); err != nil {
 		return nil, err
 	}
-	data, text, enc, note := encodeLike(old, p.Content)
+	// c is nil when the old bytes are no text (binary, or UTF-16 that
+	// does not round-trip): the content then goes in as UTF-8.
+	c, err := decodeContent(display, old)
+	if err != nil {
+		c = nil
+	}
+	data, text, enc, note := encodeLike(c, p.Content)
 	res := &WriteResult{
 		Action: Replaced, BytesBefore: len(old), BytesAfter: len(data), SHA256: sha256Hex(data),
 		Encoding: string(enc), LineEnding: string(textenc.LineEndings([]byte(text))),
 		Mode: fmt.Sprintf("%04o", info.Mode().Perm()), Note: note, DryRun: p.DryRun,
 	}
-	if oldText, ok := decodedText(old); ok {
+	if c != nil {
+		oldText := string(c.text)
+		if d := c.display(); d != nil {
+			oldText = d(oldText)
+		}
 		a, b := splitKeep([]byte(oldText)), splitKeep([]byte(text))
 		res.Changes = summarize(display, stringLines(a), lineDiff(a, b), nil)
 	} else {
-		res.Changes = Changes{Additions: len(splitKeep([]byte(text))), FirstChangedLine: 1}
+		res.Changes = Changes{Additions: newLineIndex([]byte(text)).count(), FirstChangedLine: 1}
 		res.Note = joinNote(res.Note, "the old content was binary, so no diff is shown")
 	}
 	if string(old) == string(data) {
@@ -195,18 +214,22 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	if p.DryRun {
 		return res, nil
 	}
-	if err := fsutil.WriteFileAtomic(target, data, NewFileMode); err != nil {
+	err = commit(ctx, target, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
 		return nil, writeErr(display, err)
 	}
 	return res, nil
 }
 
-// encodeLike encodes content the way the old file was: its BOM, UTF-16,
-// single-byte encoding, and CRLF line breaks when content has only LF
-// ones. It returns the bytes, the text they hold and their encoding.
-func encodeLike(old []byte, content string) ([]byte, string, textenc.Encoding, string) {
-	c, err := decodeContent("", old)
-	if err != nil || len(old) == 0 {
+// encodeLike encodes content the way the old file c was (nil: no
+// text): its BOM, UTF-16, single-byte encoding, and CRLF line breaks when
+// content has only LF ones. It returns the bytes, the text they hold,
+// their encoding and a note when the old encoding could not be kept.
+func encodeLike(c *content, content string) ([]byte, string, textenc.Encoding, string) {
+	if c == nil {
 		return []byte(content), content, textenc.UTF8, ""
 	}
 	text := content
@@ -233,20 +256,6 @@ func crlfMajority(text []byte) bool {
 	return crlf > 0 && crlf >= lf-crlf
 }
 
-// decodedText is a file's text for a diff, false for binary data.
-func decodedText(data []byte) (string, bool) {
-	c, err := decodeContent("", data)
-	if err != nil {
-		return "", false
-	}
-	if c.byteWise {
-		if d := c.display(); d != nil {
-			return d(string(c.text)), true
-		}
-	}
-	return string(c.text), true
-}
-
 func joinNote(a, b string) string {
 	if a == "" {
 		return b
@@ -264,7 +273,7 @@ func writeOutput(display string, r *WriteResult) string {
 	}
 	switch r.Action {
 	case Created:
-		fmt.Fprintf(&b, "%s %s (%d bytes, %d lines, mode %s)", created, display, r.BytesAfter, r.Additions, r.Mode)
+		fmt.Fprintf(&b, "%s %s (%d bytes, %d line%s, mode %s)", created, display, r.BytesAfter, r.Additions, plural(r.Additions), r.Mode)
 	case Unchanged:
 		fmt.Fprintf(&b, "%s already holds exactly this content; nothing written", display)
 	default:

@@ -163,3 +163,16 @@ func TestWriteThroughSymlink(t *testing.T) {
 		t.Errorf("target %q, link mode %v, result %+v", data, info.Mode(), res)
 	}
 }
+
+// TestWriteRefusesContentOverItsLimit: write never makes a file larger
+// than edit and write can change afterwards.
+func TestWriteRefusesContentOverItsLimit(t *testing.T) {
+	env := testEnv(t)
+	_, err := writeFile(t, env, WriteParams{FilePath: "big.txt", Content: strings.Repeat("a", MaxFileMiB<<20+1)})
+	if te := tool.AsError(err); te == nil || te.Code != tool.CodeTooLarge {
+		t.Fatalf("err = %v, want too_large", err)
+	}
+	if _, err := os.Stat(filepath.Join(env.Root, "big.txt")); err == nil {
+		t.Error("the file was created")
+	}
+}

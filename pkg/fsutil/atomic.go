@@ -94,6 +94,10 @@ func CreateFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	return WriteFileExclusive(path, data, perm)
 }
 
+// keptMode is the part of a replaced file's mode its replacement gets:
+// the permissions and the setuid, setgid and sticky bits.
+const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
 func writeAtomic(path string, perm fs.FileMode, durable bool, write func(io.Writer) error) error {
 	path, err := ResolveLink(path)
 	if err != nil {
@@ -102,7 +106,7 @@ func writeAtomic(path string, perm fs.FileMode, durable bool, write func(io.Writ
 	old, err := os.Stat(path)
 	switch {
 	case err == nil:
-		perm = old.Mode().Perm()
+		perm = old.Mode() & keptMode
 	case !errors.Is(err, fs.ErrNotExist):
 		return err
 	default:
@@ -126,12 +130,13 @@ func writeAtomic(path string, perm fs.FileMode, durable bool, write func(io.Writ
 	if err := write(tmp); err != nil {
 		return err
 	}
+	// The owner first: a chown clears the setuid and setgid bits.
+	if old != nil {
+		keepOwner(tmp, old)
+	}
 	// CreateTemp makes 0600 files; apply the wanted mode.
 	if err := tmp.Chmod(perm); err != nil {
 		return err
-	}
-	if old != nil {
-		keepOwner(tmp, old)
 	}
 	if durable {
 		if err := tmp.Sync(); err != nil {
