@@ -28,6 +28,6 @@ func BenchmarkBashTrue(b *testing.B) {
 func BenchmarkRender(b *testing.B) {
 	v := viewOf(numbered(1_000_000), 1<<30)
 	for b.Loop() {
-		renderOutput(v)
+		renderOutput(v, OutputCap)
 	}
 }

@@ -403,7 +403,6 @@ func stopFor(ctx context.Context, started time.Time) stopRequest {
 // spool kept only when output was cut, the error that carries the status.
 func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) {
 	r := &rs.result
-	text, truncated := renderOutput(view)
 	r.Bytes, r.Lines = rec.Output.Bytes, rec.Output.Lines
 	r.Status, r.Signal = rec.Status, rec.Signal
 	code := rec.ExitCode
@@ -421,6 +420,7 @@ func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) 
 	if rec.Output.SpoolError != "" {
 		rs.note("the full-output file stopped early: %s", rec.Output.SpoolError)
 	}
+	text, truncated := renderOutput(view, OutputCap-len(withNotes("", r.Notes)))
 	resp := &tool.Response{Result: r, Truncated: truncated}
 	if truncated {
 		r.FullOutputPath = view.Path
@@ -463,7 +463,9 @@ func statusError(rec record) error {
 	return e
 }
 
-// withNotes appends the notes to the output, one per line.
+// withNotes appends the notes to the output, one per line. What it adds
+// to an empty text is the most it adds to any: OutputCap less that is the
+// room for the text.
 func withNotes(text string, notes []string) string {
 	if len(notes) == 0 {
 		return text

@@ -471,6 +471,26 @@ func TestANSIAndProgressAreCleanedButSpoolIsRaw(t *testing.T) {
 	}
 }
 
+// TestOutputStaysWithinTheCap: text that grows when cleaned (an invalid
+// UTF-8 byte becomes a 3-byte U+FFFD) and the notes after it still fit in
+// OutputCap.
+func TestOutputStaysWithinTheCap(t *testing.T) {
+	requireLinux(t)
+	env := testEnv(t, nil)
+	s := sleepArg()
+	cleanup(t, s)
+	for _, cmd := range []string{
+		`yes "$(printf '\377')" | head -c 20000`,
+		`yes "$(printf '\377')" | head -c 100000; sleep ` + s + ` & seq 1 20000`,
+	} {
+		out, r, err := bash(t, env, map[string]any{"command": cmd})
+		if err != nil || len(out) > OutputCap || r.FullOutputPath == "" || !strings.Contains(out, "\uFFFD") {
+			t.Errorf("%s: %d bytes of output, full_output_path %q, %v", cmd, len(out), r.FullOutputPath, err)
+		}
+	}
+	noneLeft(t, s)
+}
+
 func TestCwd(t *testing.T) {
 	env := testEnv(t, nil)
 	if err := os.MkdirAll(filepath.Join(env.Root, "sub", "dir"), 0o755); err != nil {

@@ -81,18 +81,18 @@ func viewOf(all []byte, spool int64) outputView {
 }
 
 func TestRenderOutputFits(t *testing.T) {
-	if got, cut := renderOutput(outputView{}); got != noOutput || cut {
+	if got, cut := renderOutput(outputView{}, OutputCap); got != noOutput || cut {
 		t.Errorf("empty: %q %v", got, cut)
 	}
 	exact := bytes.Repeat([]byte("x"), OutputCap)
-	if got, cut := renderOutput(viewOf(exact, 1<<30)); cut || len(got) != OutputCap {
+	if got, cut := renderOutput(viewOf(exact, 1<<30), OutputCap); cut || len(got) != OutputCap {
 		t.Errorf("exactly the cap: cut=%v len=%d", cut, len(got))
 	}
 }
 
 func TestRenderOutputHeadAndTail(t *testing.T) {
 	all := numbered(100000)
-	got, cut := renderOutput(viewOf(all, 1<<30))
+	got, cut := renderOutput(viewOf(all, 1<<30), OutputCap)
 	if !cut {
 		t.Fatal("not truncated")
 	}
@@ -122,7 +122,7 @@ func TestRenderOutputHeadAndTail(t *testing.T) {
 
 func TestRenderOutputSpoolCapped(t *testing.T) {
 	all := numbered(300000)
-	got, _ := renderOutput(viewOf(all, 1<<20))
+	got, _ := renderOutput(viewOf(all, 1<<20), OutputCap)
 	if !strings.Contains(got, "/data/tasks/b1/output.log keeps the first 1.0 MiB of it") {
 		t.Errorf("marker does not say the spool was capped: %q", got[strings.Index(got, "[…"):][:150])
 	}
@@ -130,10 +130,46 @@ func TestRenderOutputSpoolCapped(t *testing.T) {
 
 func TestRenderOutputSplitsNoRune(t *testing.T) {
 	all := bytes.Repeat([]byte("é"), OutputCap) // two bytes each, no newline
-	got, cut := renderOutput(viewOf(all, 1<<30))
+	got, cut := renderOutput(viewOf(all, 1<<30), OutputCap)
 	if !cut || !utf8.ValidString(got) || strings.Contains(got, "\uFFFD") {
 		t.Errorf("cut=%v, a rune was split: %q", cut, got[len(got)-20:])
 	}
+}
+
+// TestRenderOutputStaysWithinTheLimit: each invalid UTF-8 byte becomes a
+// 3-byte U+FFFD, so the text of a Latin-1 or binary output can be longer
+// than its bytes; it is cut all the same.
+func TestRenderOutputStaysWithinTheLimit(t *testing.T) {
+	for name, all := range map[string][]byte{
+		"latin-1 under the cap in bytes": bytes.Repeat([]byte("caf\xe9\n"), OutputCap/5-10),
+		"binary over the cap":            bytes.Repeat([]byte("\xffa"), 3*OutputCap),
+		"numbered lines":                 numbered(100000),
+	} {
+		for _, limit := range []int{OutputCap, OutputCap - 500} {
+			got, cut := renderOutput(viewOf(all, 1<<30), limit)
+			if len(got) > limit || !cut || !utf8.ValidString(got) {
+				t.Errorf("%s, limit %d: %d bytes of text, cut=%v", name, limit, len(got), cut)
+			}
+			if !strings.Contains(got, " omitted; the full output is in ") {
+				t.Errorf("%s, limit %d: no marker", name, limit)
+			}
+		}
+	}
+}
+
+func FuzzRenderOutput(f *testing.F) {
+	f.Add([]byte("a\xffb\n\x1b[31mred\r\n"), uint16(300))
+	f.Add(bytes.Repeat([]byte("\xe9x"), 900), uint16(500))
+	f.Fuzz(func(t *testing.T, all []byte, limit uint16) {
+		n := 400 + int(limit)%2000 // room for the marker and some text
+		got, cut := renderOutput(viewOf(all, 1<<30), n)
+		if len(got) > n || !utf8.ValidString(got) {
+			t.Fatalf("%d bytes of text for a limit of %d (cut=%v)", len(got), n, cut)
+		}
+		if !cut && len(all) > 0 && got != cleanText(all) {
+			t.Fatalf("not cut, yet not the whole output: %q", got)
+		}
+	})
 }
 
 func TestHumanBytes(t *testing.T) {

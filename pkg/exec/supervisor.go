@@ -401,24 +401,22 @@ func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Respon
 	r := &rs.result
 	r.Status, r.TaskID = StatusRunning, meta.ID
 	resp := &tool.Response{Result: r}
-	var b strings.Builder
+	follow := fmt.Sprintf("\nFollow it with `mcode task output %[1]s` (add --wait S to wait for it), `mcode task wait %[1]s`, or end it with `mcode task stop %[1]s`.", meta.ID)
 	if after == nil {
-		fmt.Fprintf(&b, "Started background task %s (pid %d): %s\n", meta.ID, meta.PID, meta.Command)
-	} else {
-		fmt.Fprintf(&b, "Still running after %s: moved to background task %s (pid %d) without restarting it; its time limit of %s still applies.\n",
-			seconds(*after), meta.ID, meta.PID, seconds(rs.plan.limit))
-		view := fileView(rs.job.SpoolPath, nil)
-		text, truncated := renderOutput(view)
-		r.Bytes, r.Lines = view.Bytes, view.Lines
-		fmt.Fprintf(&b, "\nOutput so far:\n%s\n", strings.TrimRight(text, "\n"))
-		if truncated {
-			r.FullOutputPath = view.Path
-			resp.Truncated = true
-			resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
-		}
+		resp.Output = withNotes(fmt.Sprintf("Started background task %s (pid %d): %s\n", meta.ID, meta.PID, oneLine(meta.Command, commandShown))+follow, r.Notes)
+		return resp
 	}
-	fmt.Fprintf(&b, "\nFollow it with `mcode task output %[1]s` (add --wait S to wait for it), `mcode task wait %[1]s`, or end it with `mcode task stop %[1]s`.", meta.ID)
-	resp.Output = withNotes(b.String(), r.Notes)
+	head := fmt.Sprintf("Still running after %s: moved to background task %s (pid %d) without restarting it; its time limit of %s still applies.\n\nOutput so far:\n",
+		seconds(*after), meta.ID, meta.PID, seconds(rs.plan.limit))
+	view := fileView(rs.job.SpoolPath, nil)
+	text, truncated := renderOutput(view, OutputCap-len(head)-len("\n")-len(follow)-len(withNotes("", r.Notes)))
+	r.Bytes, r.Lines = view.Bytes, view.Lines
+	if truncated {
+		r.FullOutputPath = view.Path
+		resp.Truncated = true
+		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+	}
+	resp.Output = withNotes(head+strings.TrimRight(text, "\n")+"\n"+follow, r.Notes)
 	return resp
 }
 
