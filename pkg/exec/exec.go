@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	osexec "os/exec"
 	"strings"
@@ -203,7 +204,7 @@ type plan struct {
 func makePlan(p Params, cfg config.Bash) plan {
 	var requested time.Duration
 	if p.Timeout != nil && *p.Timeout > 0 {
-		requested = time.Duration(*p.Timeout * float64(time.Second))
+		requested = durationOf(*p.Timeout)
 	}
 	pl := plan{requested: requested, keepChildren: p.KeepChildren, leftoverLimit: max(BackgroundWatchdog, requested)}
 	if p.Background {
@@ -299,10 +300,9 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		},
 	}
 	if pl.capped {
-		req := pl.requested.Seconds()
-		rs.result.RequestedTimeoutS = &req
+		rs.result.RequestedTimeoutS = p.Timeout
 		rs.note("the requested timeout of %s was cut to the %s foreground maximum; use background for longer commands",
-			seconds(pl.requested), seconds(pl.limit))
+			secondsText(*p.Timeout), seconds(pl.limit))
 	}
 	if pl.invocation == DirectForeground {
 		return o.runDirect(ctx, rs)
@@ -481,9 +481,20 @@ func withNotes(text string, notes []string) string {
 	return b.String()
 }
 
-func seconds(d time.Duration) string {
-	s := d.Seconds()
-	if s == float64(int64(s)) {
+// durationOf turns a number of seconds into a Duration, saturating where
+// Durations end (292 years) instead of wrapping around to a negative one,
+// which would mean no time limit at all.
+func durationOf(secs float64) time.Duration {
+	if secs >= math.MaxInt64/float64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+func seconds(d time.Duration) string { return secondsText(d.Seconds()) }
+
+func secondsText(s float64) string {
+	if s == math.Trunc(s) && s < 1e15 {
 		return fmt.Sprintf("%d seconds", int64(s))
 	}
 	return fmt.Sprintf("%.1f seconds", s)

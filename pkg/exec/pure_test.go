@@ -3,6 +3,7 @@ package exec
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -208,6 +209,8 @@ func TestMakePlan(t *testing.T) {
 		{"keep children needs a supervisor", Params{Timeout: secs(2), KeepChildren: true}, cfg, plan{invocation: ManagedForeground, limit: 2 * time.Second, requested: 2 * time.Second, keepChildren: true, leftoverLimit: 30 * time.Minute}},
 		{"background watchdog", Params{Background: true}, cfg, plan{invocation: ExplicitBackground, limit: 30 * time.Minute, leftoverLimit: 30 * time.Minute}},
 		{"background with a longer timeout", Params{Background: true, Timeout: secs(3600)}, cfg, plan{invocation: ExplicitBackground, limit: time.Hour, requested: time.Hour, leftoverLimit: time.Hour}},
+		{"a timeout past what a Duration holds is cut, not lost", Params{Timeout: secs(1e10)}, cfg, plan{invocation: ManagedForeground, limit: 300 * time.Second, requested: math.MaxInt64, capped: true, autoAfter: 15 * time.Second, leftoverLimit: math.MaxInt64}},
+		{"background with a timeout past what a Duration holds", Params{Background: true, Timeout: secs(1e300)}, cfg, plan{invocation: ExplicitBackground, limit: math.MaxInt64, requested: math.MaxInt64, leftoverLimit: math.MaxInt64}},
 		{"background with a shorter timeout", Params{Background: true, Timeout: secs(60)}, cfg, plan{invocation: ExplicitBackground, limit: time.Minute, requested: time.Minute, leftoverLimit: 30 * time.Minute}},
 	}
 	for _, c := range cases {

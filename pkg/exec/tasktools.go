@@ -177,7 +177,7 @@ func TaskOutputTool() *tool.Tool {
 			return nil, err
 		}
 		if p.Wait != nil && *p.Wait > 0 {
-			d := min(time.Duration(*p.Wait*float64(time.Second)), MaxTaskOutputWait)
+			d := min(durationOf(*p.Wait), MaxTaskOutputWait)
 			waitCtx, cancel := context.WithTimeout(ctx, d)
 			t.wait(waitCtx)
 			cancel()
