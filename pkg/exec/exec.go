@@ -252,6 +252,12 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "command is empty", Hint: "pass the shell command to run, e.g. mcode bash 'ls -la'"}
 	}
+	for _, f := range [...]struct{ name, value string }{{"command", p.Command}, {"cwd", p.Cwd}} {
+		if i := strings.IndexByte(f.value, 0); i >= 0 {
+			return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("%s has a NUL byte at offset %d", f.name, i),
+				Hint: "a command line cannot carry NUL bytes; let the command make them, e.g. printf '\\0'"}
+		}
+	}
 	if env.Role == tool.RoleExplore {
 		// An explore agent cannot read, wait on or stop tasks, so it may
 		// not start one (seed 000: no background runs without task_output).
