@@ -284,7 +284,7 @@ func TaskWaitTool() *tool.Tool {
 		in := t.info(time.Now())
 		if t.status == StatusRunning {
 			return &tool.Response{Output: statusHeader(in) + "still running", Result: in}, &tool.Error{Code: tool.CodeTimeout,
-				Message: fmt.Sprintf("task %s is still running after waiting %s", t.meta.ID, seconds(time.Since(start).Round(time.Second))),
+				Message: fmt.Sprintf("task %s is still running after waiting %s", t.meta.ID, seconds(time.Since(start).Round(100*time.Millisecond))),
 				Hint:    fmt.Sprintf("wait again (a longer --timeout waits longer), read what it printed so far with mcode task output %[1]s, or end it with mcode task stop %[1]s", t.meta.ID)}
 		}
 		return finishedTask(t, in)
