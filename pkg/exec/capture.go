@@ -137,16 +137,6 @@ func (c *capture) stats() outputStats {
 	return s
 }
 
-// view is everything rendering needs, from memory.
-func (c *capture) view(path string) outputView {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return outputView{
-		Head: bytes.Clone(c.head), Tail: c.tailLocked(),
-		Bytes: c.bytes, Lines: c.lines, SpoolBytes: c.spoolBytes, Path: path,
-	}
-}
-
 func (c *capture) tailLocked() []byte {
 	if !c.ringFull {
 		return bytes.Clone(c.ring[:c.ringEnd])

@@ -227,7 +227,7 @@ func makePlan(p Params, cfg config.Bash) plan {
 	case auto && pl.limit > cfg.AutoBackgroundAfter:
 		pl.invocation, pl.autoAfter = ManagedForeground, cfg.AutoBackgroundAfter
 	case p.KeepChildren:
-		pl.invocation = ManagedForeground // only a supervisor can keep them
+		pl.invocation = ManagedForeground // its leftovers may become a task
 	default:
 		pl.invocation = DirectForeground
 	}
@@ -310,9 +310,6 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		rs.note("the requested timeout of %s was cut to the %s foreground maximum; use background for longer commands",
 			secondsText(*p.Timeout), seconds(pl.limit))
 	}
-	if pl.invocation == DirectForeground {
-		return o.runDirect(ctx, rs)
-	}
 	return o.runSupervised(ctx, rs)
 }
 
@@ -359,50 +356,10 @@ func shellPath() string {
 	return shell
 }
 
-// runDirect runs the command as a child of this process: no supervisor,
-// so it cannot outlive the call.
-func (o Options) runDirect(ctx context.Context, rs *runSetup) (*tool.Response, error) {
-	j, err := startJob(rs.job)
-	if err != nil {
-		removeTaskDir(rs.taskDir)
-		return nil, startError(rs, err)
-	}
-	rs.result.PID = j.pid
-	ended := make(chan struct{})
-	defer close(ended)
-	rec := j.drive(control{limit: rs.plan.limit, stop: stopOnDone(ctx, j.started, ended)})
-	return rs.finish(rec, j.capture.view(rs.job.SpoolPath))
-}
-
 func startError(rs *runSetup, err error) error {
 	return &tool.Error{Code: tool.CodeToolError,
 		Message: fmt.Sprintf("could not start %s: %v", rs.job.Shell, err),
 		Hint:    "check that the shell exists and the cwd is readable"}
-}
-
-// stopOnDone turns the call's cancellation into a stop request: a
-// deadline is a time-out, anything else an interruption.
-func stopOnDone(ctx context.Context, started time.Time, ended <-chan struct{}) <-chan stopRequest {
-	stop := make(chan stopRequest, 1)
-	go func() {
-		select {
-		case <-ctx.Done():
-			stop <- stopFor(ctx, started)
-		case <-ended:
-		}
-	}()
-	return stop
-}
-
-func stopFor(ctx context.Context, started time.Time) stopRequest {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		req := stopRequest{Status: StatusTimedOut, Reason: "the call's deadline passed"}
-		if d, ok := ctx.Deadline(); ok {
-			req.Limit = d.Sub(started).Round(time.Second)
-		}
-		return req
-	}
-	return stopRequest{Status: StatusStopped, Reason: "mcode was interrupted"}
 }
 
 // finish turns a finished run into the response: rendered output, the

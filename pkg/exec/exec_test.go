@@ -664,17 +664,20 @@ func TestCommandGetsOnlyItsStreams(t *testing.T) {
 }
 
 // TestOrphanWithoutMarkerIsStillFound: an orphan that cleared its
-// environment is found by the shell's session.
+// environment and left the shell's session is still the job's.
 func TestOrphanWithoutMarkerIsStillFound(t *testing.T) {
 	requireLinux(t)
 	env := testEnv(t, nil)
-	s := sleepArg()
-	cleanup(t, s)
-	_, r, err := bash(t, env, map[string]any{"command": "(env -i sleep " + s + " &); echo ok", "auto_background": false})
-	if err != nil || r.LeftoversAction != "killed" {
-		t.Errorf("%+v %v", r, err)
+	for _, p := range []map[string]any{{"auto_background": false}, {}} {
+		s := sleepArg()
+		cleanup(t, s)
+		p["command"] = "(env -i setsid sleep " + s + " &); sleep 0.5; echo ok"
+		_, r, err := bash(t, env, p)
+		if err != nil || r.LeftoversAction != "killed" {
+			t.Errorf("%v: %+v %v", p, r, err)
+		}
+		noneLeft(t, s)
 	}
-	noneLeft(t, s)
 }
 
 func TestUnwritableDataDirRefusesCleanly(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,7 +102,6 @@ func Supervise(args []string) int {
 	ossignal.Notify(term, syscall.SIGTERM)
 
 	spec.Job.Env = os.Environ()
-	spec.Job.Exclusive = true
 	j, err := startJob(spec.Job)
 	if err != nil {
 		send(event{Event: evFailed, Error: err.Error()})
@@ -371,8 +371,8 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			gcTasks(rs.env.DataDir, time.Now())
 			return rs.background(meta, &pl.autoAfter), nil
 		case <-ctx.Done():
-			if stopFor(ctx, meta.StartedAt).Status == StatusTimedOut {
-				s.send(cmdTimeout)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				s.send(cmdTimeout) // the call's own deadline: a time-out
 			} else {
 				s.send(cmdStop)
 			}

@@ -204,13 +204,14 @@ func startCaller(t *testing.T, env *tool.Env, args map[string]any, sleep string)
 
 func TestCallerKilledTakesTheTreeWithIt(t *testing.T) {
 	requireLinux(t)
-	for _, auto := range []bool{true, false} {
+	for _, p := range []map[string]any{{}, {"auto_background": false}, {"timeout": 10}} {
 		env := testEnv(t, nil)
 		s := sleepArg()
 		cleanup(t, s)
-		// Under a supervisor the tree goes when the control pipe closes;
-		// run directly, Pdeathsig kills the shell (here sleep itself).
-		c := startCaller(t, env, map[string]any{"command": "sleep " + s, "auto_background": auto}, s)
+		// The shell's child, not the shell: Pdeathsig would take the shell
+		// alone; the supervisor sees the control pipe close and stops all.
+		p["command"] = "sleep " + s + " & wait"
+		c := startCaller(t, env, p, s)
 		if err := c.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
