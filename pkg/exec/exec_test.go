@@ -85,7 +85,27 @@ func testEnv(t testing.TB, edit func(*config.Bash)) *tool.Env {
 		edit(&cfg.Bash)
 	}
 	dir := t.TempDir()
-	return &tool.Env{Root: dir, DataDir: filepath.Join(dir, ".mcode"), UserHome: dir, Config: &cfg, Now: time.Now}
+	env := &tool.Env{Root: dir, DataDir: filepath.Join(dir, ".mcode"), UserHome: dir, Config: &cfg, Now: time.Now}
+	t.Cleanup(func() { killTasksOf(env.DataDir) })
+	return env
+}
+
+// killTasksOf kills whatever a test left running under dataDir, even when
+// it failed half-way: supervisors (by their task folder argument) and
+// every process that carries the job marker of one of its tasks.
+func killTasksOf(dataDir string) {
+	entries, _ := os.ReadDir(filepath.Join(dataDir, TasksDir))
+	for range 2 { // a process may fork while the first pass looks
+		for _, pid := range allPIDs() {
+			cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+			for _, e := range entries {
+				dir := filepath.Join(dataDir, TasksDir, e.Name())
+				if bytes.Contains(cmdline, []byte("\x00"+dir+"\x00")) || hasEnv(pid, jobMarkerVar+"="+e.Name()) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+	}
 }
 
 // call runs a tool in this process and decodes its result.
