@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
 func TestCleanText(t *testing.T) {
@@ -115,7 +116,7 @@ func TestRenderOutputHeadAndTail(t *testing.T) {
 	shownLines := strings.Count(head+"\n", "\n") + strings.Count(tail, "\n") - 1
 	wantLines := 100000 - shownLines
 	wantBytes := len(all) - len(head) - 1 - len(tail)
-	want := fmt.Sprintf("%d lines, %s omitted; the full output is in /data/tasks/b1/output.log ", wantLines, humanBytes(int64(wantBytes)))
+	want := fmt.Sprintf("%d lines, %s omitted; the full output is in /data/tasks/b1/output.log ", wantLines, fsutil.HumanBytes(int64(wantBytes)))
 	if marker != want {
 		t.Errorf("marker %q\nwant   %q", marker, want)
 	}
@@ -171,14 +172,6 @@ func FuzzRenderOutput(f *testing.F) {
 			t.Fatalf("not cut, yet not the whole output: %q", got)
 		}
 	})
-}
-
-func TestHumanBytes(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 256 << 20: "256.0 MiB", 3 << 30: "3.0 GiB"} {
-		if got := humanBytes(n); got != want {
-			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
 }
 
 func TestConfigDefaultsAreTheConstants(t *testing.T) {

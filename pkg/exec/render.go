@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
 // outputView is what rendering needs of a command's output: its first and
@@ -101,9 +103,9 @@ func fitLen(size int, fits func(int) bool) int {
 func marker(v outputView, omittedBytes, omittedLines int64) string {
 	where := "the full output is in " + v.Path
 	if v.SpoolBytes < v.Bytes {
-		where = fmt.Sprintf("%s keeps the first %s of it", v.Path, humanBytes(v.SpoolBytes))
+		where = fmt.Sprintf("%s keeps the first %s of it", v.Path, fsutil.HumanBytes(v.SpoolBytes))
 	}
-	return fmt.Sprintf("\n[… %d lines, %s omitted; %s …]\n", omittedLines, humanBytes(omittedBytes), where)
+	return fmt.Sprintf("\n[… %d lines, %s omitted; %s …]\n", omittedLines, fsutil.HumanBytes(omittedBytes), where)
 }
 
 // trimPartialRuneEnd drops a UTF-8 sequence cut off at the end of b.
@@ -125,18 +127,4 @@ func trimPartialRuneStart(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
-}
-
-// humanBytes writes a size the way people read it: 512 B, 1.5 KiB, 256.0 MiB.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }
