@@ -236,12 +236,11 @@ func makePlan(p Params, cfg config.Bash) plan {
 
 // runSetup is everything a run needs, resolved before anything starts.
 type runSetup struct {
-	env      *tool.Env
-	plan     plan
-	job      jobSpec
-	taskDir  string
-	result   Result
-	spoolCap int64
+	env     *tool.Env
+	plan    plan
+	job     jobSpec
+	taskDir string
+	result  Result
 }
 
 func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
@@ -293,12 +292,11 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		return nil, &tool.Error{Code: code, Message: fmt.Sprintf("command not run: cannot create its task folder: %v", err),
 			Hint: "MCODE_HOME must be a writable folder (it keeps each command's full output)"}
 	}
-	spoolCap := int64(cfg.MaxSpoolMiB) << 20
 	rs := &runSetup{
-		env: env, plan: pl, taskDir: dir, spoolCap: spoolCap,
+		env: env, plan: pl, taskDir: dir,
 		job: jobSpec{
 			ID: id, Shell: shellPath(), Command: p.Command, Dir: cwd, Env: childEnv,
-			SpoolPath: spoolPath(dir), SpoolCap: spoolCap,
+			SpoolPath: spoolPath(dir), SpoolCap: int64(cfg.MaxSpoolMiB) << 20,
 		},
 		result: Result{
 			Command: p.Command, Cwd: cwd, Shell: shellPath(), Invocation: pl.invocation,
