@@ -427,5 +427,5 @@ func (rs *runSetup) keptLeftovers(meta taskMeta, rec record) (*tool.Response, er
 	rs.result.LeftoversAction = "kept"
 	rs.note("%s still running when the command exited, kept as background task %s (%s): follow it with `mcode task output %s`, end it with `mcode task stop %s`",
 		plural(len(rec.Leftovers), "process", "processes"), meta.ID, describe(rec.Leftovers), meta.ID, meta.ID)
-	return rs.finish(rec, fileView(rs.job.SpoolPath, nil))
+	return rs.finish(rec, fileView(rs.job.SpoolPath, &rec.Output))
 }
