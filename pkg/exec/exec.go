@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	osexec "os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -276,7 +277,13 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	mode := envMode(cfg.EnvSanitize, environ)
 	var shimDir string
 	if o.Shims != nil && cfg.TrashShim {
-		if shimDir, err = o.Shims(ctx, env); err != nil {
+		if shimDir, err = o.Shims(ctx, env); err == nil {
+			// A relative folder on PATH (a relative MCODE_HOME) is looked
+			// up from wherever the command is: after a cd, rm would be the
+			// system's.
+			shimDir, err = filepath.Abs(shimDir)
+		}
+		if err != nil {
 			return nil, &tool.Error{Code: tool.CodeDenied,
 				Message: fmt.Sprintf("command not run: the rm shim could not be set up (%v), and bash never runs without it", err),
 				Hint:    "fix the shims folder in MCODE_HOME, or set bash.trashShim: false to run with the system rm"}
