@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -109,7 +110,7 @@ func TestBashInterruptedBySignal(t *testing.T) {
 			c.Process.Signal(sig)
 			err := c.Wait()
 			var ee *exec.ExitError
-			if !errors_As(err, &ee) || ee.ExitCode() != 130 {
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 				t.Errorf("%s %v: exit %v, want 130\n%s", mode, sig, err, out.String())
 			}
 			var env struct {
@@ -130,14 +131,6 @@ func TestBashInterruptedBySignal(t *testing.T) {
 			}
 		}
 	}
-}
-
-func errors_As(err error, target **exec.ExitError) bool {
-	ee, ok := err.(*exec.ExitError)
-	if ok {
-		*target = ee
-	}
-	return ok
 }
 
 // TestBashMemoryIsBounded: a gigabyte of output costs a fixed amount of
