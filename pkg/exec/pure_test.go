@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -314,4 +317,34 @@ func TestSetPathFront(t *testing.T) {
 	if !slices.Contains(env, "PATH=/shims:"+defaultPath) {
 		t.Errorf("no PATH: got %v", env)
 	}
+}
+
+// TestCaptureSettles: what is in the pipe when the main process exits is
+// counted before the record of kept leftovers goes out.
+func TestCaptureSettles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the pipe's unread bytes are known on Linux")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	growPipe(r)
+	spool, err := os.Create(filepath.Join(t.TempDir(), "spool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("x\n"), 20000)
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(r, spool, 1<<30)
+	go c.run()
+	c.settle(10 * time.Second)
+	if got := c.stats(); got.Bytes != int64(len(data)) || got.Lines != 20000 {
+		t.Errorf("settled at %d bytes, %d lines; the pipe held %d", got.Bytes, got.Lines, len(data))
+	}
+	w.Close()
+	c.finish(time.Second)
 }

@@ -138,8 +138,8 @@ func TestKeepChildrenMakesATask(t *testing.T) {
 	if err != nil || r.Status != StatusExited || r.TaskID == "" || r.LeftoversAction != "kept" || len(r.Leftovers) != 1 {
 		t.Fatalf("result %+v err %v", r, err)
 	}
-	if !strings.HasPrefix(out, "parent done\n") || !strings.Contains(out, "kept as background task "+r.TaskID) {
-		t.Errorf("output %q", out)
+	if !strings.HasPrefix(out, "parent done\n") || !strings.Contains(out, "kept as background task "+r.TaskID) || r.Bytes != int64(len("parent done\n")) {
+		t.Errorf("output %q, %d bytes", out, r.Bytes)
 	}
 	// The shell may have exited before its background child became sleep.
 	waitFor(t, 10*time.Second, "the kept child to run sleep", func() bool { return len(pidsWithArg(s)) == 1 })
