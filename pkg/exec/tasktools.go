@@ -183,23 +183,13 @@ func TaskOutputTool() *tool.Tool {
 			cancel()
 		}
 		res := TaskOutputResult{TaskInfo: t.info(time.Now())}
-		resp := &tool.Response{Result: &res}
 		if p.Offset == nil {
-			var st *outputStats
-			if t.rec != nil {
-				st = &t.rec.Output
-			}
-			view := fileView(spoolPath(t.dir), st)
-			header := statusHeader(res.TaskInfo)
-			text, truncated := renderOutput(view, OutputCap-len(header))
+			resp, view := t.summary(res.TaskInfo, &res)
 			res.NextOffset = view.SpoolBytes
-			res.Complete = t.status != StatusRunning && !truncated
-			resp.Output, resp.Truncated = header+text, truncated
-			if truncated {
-				resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
-			}
+			res.Complete = t.status != StatusRunning && !resp.Truncated
 			return resp, nil
 		}
+		resp := &tool.Response{Result: &res}
 		header := statusHeader(res.TaskInfo)
 		chunk, next, size := readChunk(spoolPath(t.dir), *p.Offset, OutputCap-len(header))
 		res.Offset, res.NextOffset = *p.Offset, next
@@ -216,6 +206,23 @@ func TaskOutputTool() *tool.Tool {
 		}
 		return resp, nil
 	})
+}
+
+// summary renders a task's output the way bash does (its start and its
+// end, the full file named when that cuts it) under its status line.
+func (t *task) summary(in TaskInfo, result any) (*tool.Response, outputView) {
+	var st *outputStats
+	if t.rec != nil {
+		st = &t.rec.Output
+	}
+	view := fileView(spoolPath(t.dir), st)
+	header := statusHeader(in)
+	text, truncated := renderOutput(view, OutputCap-len(header))
+	resp := &tool.Response{Output: header + text, Result: result, Truncated: truncated}
+	if truncated {
+		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+	}
+	return resp, view
 }
 
 // statusHeader is the first line of a task's output text.
@@ -294,17 +301,7 @@ func TaskWaitTool() *tool.Tool {
 // finishedTask renders a task that has ended, with the error its status
 // carries (as bash would report it).
 func finishedTask(t *task, in TaskInfo) (*tool.Response, error) {
-	var st *outputStats
-	if t.rec != nil {
-		st = &t.rec.Output
-	}
-	view := fileView(spoolPath(t.dir), st)
-	header := statusHeader(in)
-	text, truncated := renderOutput(view, OutputCap-len(header))
-	resp := &tool.Response{Output: header + text, Result: in, Truncated: truncated}
-	if truncated {
-		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
-	}
+	resp, _ := t.summary(in, in)
 	if t.status == StatusLost {
 		return resp, &tool.Error{Code: tool.CodeToolError,
 			Message: fmt.Sprintf("task %s was lost: its supervisor (pid %d) ended without recording how the command ended", t.meta.ID, t.meta.SupervisorPID),
