@@ -462,7 +462,10 @@ func durationOf(secs float64) time.Duration {
 func seconds(d time.Duration) string { return secondsText(d.Seconds()) }
 
 func secondsText(s float64) string {
-	if s == math.Trunc(s) && s < 1e15 {
+	switch {
+	case s >= 1e15:
+		return fmt.Sprintf("%g seconds", s)
+	case s == math.Trunc(s):
 		return fmt.Sprintf("%d seconds", int64(s))
 	}
 	return fmt.Sprintf("%.1f seconds", s)
