@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,7 +29,38 @@ func mcodeCmd(t *testing.T, args ...string) *exec.Cmd {
 	home := t.TempDir()
 	c.Env = append(os.Environ(), "MCODE_HOME="+filepath.Join(home, "mcode-home"), "HOME="+home, "XDG_CONFIG_HOME="+home, "CI=true")
 	c.Dir = home
+	t.Cleanup(func() { killTasksOf(filepath.Join(home, "mcode-home")) })
 	return c
+}
+
+// killTasksOf kills whatever a test or script left running under the data
+// directory home, even when it failed half-way: task supervisors (by their
+// task folder argument) and every process that carries the job marker
+// (MCODE_BASH_JOB) of one of its tasks.
+func killTasksOf(home string) {
+	tasks := filepath.Join(home, "tasks")
+	entries, _ := os.ReadDir(tasks)
+	if len(entries) == 0 {
+		return
+	}
+	procs, _ := os.ReadDir("/proc")
+	for range 2 { // a process may fork while the first pass looks
+		for _, p := range procs {
+			pid, err := strconv.Atoi(p.Name())
+			if err != nil {
+				continue
+			}
+			cmdline, _ := os.ReadFile("/proc/" + p.Name() + "/cmdline")
+			environ, _ := os.ReadFile("/proc/" + p.Name() + "/environ")
+			for _, e := range entries {
+				if bytes.Contains(cmdline, []byte("\x00"+filepath.Join(tasks, e.Name())+"\x00")) ||
+					bytes.Contains(append([]byte{0}, environ...), []byte("\x00MCODE_BASH_JOB="+e.Name()+"\x00")) {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+		procs, _ = os.ReadDir("/proc")
+	}
 }
 
 // running lists the live processes whose command line has arg.
@@ -78,7 +110,7 @@ func TestBashInterruptedBySignal(t *testing.T) {
 			c.Process.Signal(sig)
 			err := c.Wait()
 			var ee *exec.ExitError
-			if !errors_As(err, &ee) || ee.ExitCode() != 130 {
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 				t.Errorf("%s %v: exit %v, want 130\n%s", mode, sig, err, out.String())
 			}
 			var env struct {
@@ -99,14 +131,6 @@ func TestBashInterruptedBySignal(t *testing.T) {
 			}
 		}
 	}
-}
-
-func errors_As(err error, target **exec.ExitError) bool {
-	ee, ok := err.(*exec.ExitError)
-	if ok {
-		*target = ee
-	}
-	return ok
 }
 
 // TestBashMemoryIsBounded: a gigabyte of output costs a fixed amount of

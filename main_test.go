@@ -57,6 +57,8 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			} {
 				e.Setenv(k, v)
 			}
+			// A script that fails half-way leaves no background task running.
+			e.Defer(func() { killTasksOf(filepath.Join(work, "mcode-home")) })
 			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

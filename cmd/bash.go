@@ -26,7 +26,7 @@ exits with the command's own status, 124 when it timed out.`,
   mcode bash - <<'EOF'
   for f in *.go; do wc -l "$f"; done
   EOF`,
-		Args:        cobra.MaximumNArgs(1),
+		Args:        oneCommand,
 		Annotations: map[string]string{annotationTool: exec.Name},
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 && args[0] == "-" {
@@ -53,5 +53,25 @@ exits with the command's own status, 124 when it timed out.`,
 	c.Flags().Bool("auto-background", true, fmt.Sprintf("turn a command still running after %d s into a background task (--auto-background=false waits)",
 		int(exec.AutoBackgroundAfter.Seconds())))
 	addArgsFlag(c, opts)
+	// An unknown flag is most often the command's own (mcode bash ls -la).
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if !strings.HasPrefix(err.Error(), "unknown ") {
+			return err
+		}
+		return &tool.Error{Code: tool.CodeUsage, Message: err.Error(), Hint: quoteHint}
+	})
 	return c
 }
+
+// oneCommand takes the command as one argument: `mcode bash ls -la` is the
+// usual slip, and cobra's "accepts at most 1 arg(s)" does not say what to do.
+func oneCommand(c *cobra.Command, args []string) error {
+	if len(args) <= 1 {
+		return nil
+	}
+	return &tool.Error{Code: tool.CodeUsage,
+		Message: fmt.Sprintf("bash takes the command as one argument, got %d", len(args)),
+		Hint:    quoteHint}
+}
+
+const quoteHint = "quote the whole command, its flags included: mcode bash 'ls -la | head', or pass - and write it to stdin"

@@ -1,13 +1,24 @@
 package cmd
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
+
+// TestMain lets the test binary be a bash task supervisor, as mcode is
+// (f.Executable is the test binary): every bash call starts one.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == exec.SupervisorArg {
+		os.Exit(Main())
+	}
+	os.Exit(m.Run())
+}
 
 func TestNewCmdBashAndTaskFlagsEqualArgs(t *testing.T) {
 	cases := []struct {

@@ -122,6 +122,27 @@ func (c *capture) finish(drain time.Duration) {
 	<-c.done
 }
 
+// settle waits, at most limit, for the capture to take in what is already
+// in the pipe: when the main process exits its last output may still be on
+// its way. Leftovers that keep writing end the wait at limit.
+func (c *capture) settle(limit time.Duration) {
+	last := int64(-1)
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		select {
+		case <-c.done:
+			return
+		default:
+		}
+		c.mu.Lock()
+		n := c.bytes
+		c.mu.Unlock()
+		if n == last && pipeUnread(c.r) == 0 {
+			return // nothing waiting, and nothing taken in since the last look
+		}
+		last = n
+	}
+}
+
 // stats is the capture's state as stored in an exit record: counts, and
 // the tail when the spool did not keep the end of the stream.
 func (c *capture) stats() outputStats {
@@ -135,16 +156,6 @@ func (c *capture) stats() outputStats {
 		s.Tail = c.tailLocked()
 	}
 	return s
-}
-
-// view is everything rendering needs, from memory.
-func (c *capture) view(path string) outputView {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return outputView{
-		Head: bytes.Clone(c.head), Tail: c.tailLocked(),
-		Bytes: c.bytes, Lines: c.lines, SpoolBytes: c.spoolBytes, Path: path,
-	}
 }
 
 func (c *capture) tailLocked() []byte {

@@ -14,8 +14,8 @@ const (
 )
 
 // jobMarkerVar carries a job's id into every process it starts, so that
-// orphans re-parented to mcode can be told apart from other children of
-// the same process.
+// what is left of a task whose supervisor died can still be found and
+// stopped (task stop), never by name.
 const jobMarkerVar = "MCODE_BASH_JOB"
 
 // authorityVars are mcode's own runtime handles (layer A, always removed):

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	osexec "os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -203,7 +205,7 @@ type plan struct {
 func makePlan(p Params, cfg config.Bash) plan {
 	var requested time.Duration
 	if p.Timeout != nil && *p.Timeout > 0 {
-		requested = time.Duration(*p.Timeout * float64(time.Second))
+		requested = durationOf(*p.Timeout)
 	}
 	pl := plan{requested: requested, keepChildren: p.KeepChildren, leftoverLimit: max(BackgroundWatchdog, requested)}
 	if p.Background {
@@ -226,7 +228,7 @@ func makePlan(p Params, cfg config.Bash) plan {
 	case auto && pl.limit > cfg.AutoBackgroundAfter:
 		pl.invocation, pl.autoAfter = ManagedForeground, cfg.AutoBackgroundAfter
 	case p.KeepChildren:
-		pl.invocation = ManagedForeground // only a supervisor can keep them
+		pl.invocation = ManagedForeground // its leftovers may become a task
 	default:
 		pl.invocation = DirectForeground
 	}
@@ -235,12 +237,11 @@ func makePlan(p Params, cfg config.Bash) plan {
 
 // runSetup is everything a run needs, resolved before anything starts.
 type runSetup struct {
-	env      *tool.Env
-	plan     plan
-	job      jobSpec
-	taskDir  string
-	result   Result
-	spoolCap int64
+	env     *tool.Env
+	plan    plan
+	job     jobSpec
+	taskDir string
+	result  Result
 }
 
 func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
@@ -250,6 +251,12 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	}
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "command is empty", Hint: "pass the shell command to run, e.g. mcode bash 'ls -la'"}
+	}
+	for _, f := range [...]struct{ name, value string }{{"command", p.Command}, {"cwd", p.Cwd}} {
+		if i := strings.IndexByte(f.value, 0); i >= 0 {
+			return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("%s has a NUL byte at offset %d", f.name, i),
+				Hint: "a command line cannot carry NUL bytes; let the command make them, e.g. printf '\\0'"}
+		}
 	}
 	if env.Role == tool.RoleExplore {
 		// An explore agent cannot read, wait on or stop tasks, so it may
@@ -270,7 +277,13 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	mode := envMode(cfg.EnvSanitize, environ)
 	var shimDir string
 	if o.Shims != nil && cfg.TrashShim {
-		if shimDir, err = o.Shims(ctx, env); err != nil {
+		if shimDir, err = o.Shims(ctx, env); err == nil {
+			// A relative folder on PATH (a relative MCODE_HOME) is looked
+			// up from wherever the command is: after a cd, rm would be the
+			// system's.
+			shimDir, err = filepath.Abs(shimDir)
+		}
+		if err != nil {
 			return nil, &tool.Error{Code: tool.CodeDenied,
 				Message: fmt.Sprintf("command not run: the rm shim could not be set up (%v), and bash never runs without it", err),
 				Hint:    "fix the shims folder in MCODE_HOME, or set bash.trashShim: false to run with the system rm"}
@@ -286,12 +299,11 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		return nil, &tool.Error{Code: code, Message: fmt.Sprintf("command not run: cannot create its task folder: %v", err),
 			Hint: "MCODE_HOME must be a writable folder (it keeps each command's full output)"}
 	}
-	spoolCap := int64(cfg.MaxSpoolMiB) << 20
 	rs := &runSetup{
-		env: env, plan: pl, taskDir: dir, spoolCap: spoolCap,
+		env: env, plan: pl, taskDir: dir,
 		job: jobSpec{
 			ID: id, Shell: shellPath(), Command: p.Command, Dir: cwd, Env: childEnv,
-			SpoolPath: spoolPath(dir), SpoolCap: spoolCap,
+			SpoolPath: spoolPath(dir), SpoolCap: int64(cfg.MaxSpoolMiB) << 20,
 		},
 		result: Result{
 			Command: p.Command, Cwd: cwd, Shell: shellPath(), Invocation: pl.invocation,
@@ -299,13 +311,9 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		},
 	}
 	if pl.capped {
-		req := pl.requested.Seconds()
-		rs.result.RequestedTimeoutS = &req
+		rs.result.RequestedTimeoutS = p.Timeout
 		rs.note("the requested timeout of %s was cut to the %s foreground maximum; use background for longer commands",
-			seconds(pl.requested), seconds(pl.limit))
-	}
-	if pl.invocation == DirectForeground {
-		return o.runDirect(ctx, rs)
+			secondsText(*p.Timeout), seconds(pl.limit))
 	}
 	return o.runSupervised(ctx, rs)
 }
@@ -353,57 +361,16 @@ func shellPath() string {
 	return shell
 }
 
-// runDirect runs the command as a child of this process: no supervisor,
-// so it cannot outlive the call.
-func (o Options) runDirect(ctx context.Context, rs *runSetup) (*tool.Response, error) {
-	j, err := startJob(rs.job)
-	if err != nil {
-		removeTaskDir(rs.taskDir)
-		return nil, startError(rs, err)
-	}
-	rs.result.PID = j.pid
-	ended := make(chan struct{})
-	defer close(ended)
-	rec := j.drive(control{limit: rs.plan.limit, stop: stopOnDone(ctx, j.started, ended)})
-	return rs.finish(rec, j.capture.view(rs.job.SpoolPath))
-}
-
 func startError(rs *runSetup, err error) error {
 	return &tool.Error{Code: tool.CodeToolError,
 		Message: fmt.Sprintf("could not start %s: %v", rs.job.Shell, err),
 		Hint:    "check that the shell exists and the cwd is readable"}
 }
 
-// stopOnDone turns the call's cancellation into a stop request: a
-// deadline is a time-out, anything else an interruption.
-func stopOnDone(ctx context.Context, started time.Time, ended <-chan struct{}) <-chan stopRequest {
-	stop := make(chan stopRequest, 1)
-	go func() {
-		select {
-		case <-ctx.Done():
-			stop <- stopFor(ctx, started)
-		case <-ended:
-		}
-	}()
-	return stop
-}
-
-func stopFor(ctx context.Context, started time.Time) stopRequest {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		req := stopRequest{Status: StatusTimedOut, Reason: "the call's deadline passed"}
-		if d, ok := ctx.Deadline(); ok {
-			req.Limit = d.Sub(started).Round(time.Second)
-		}
-		return req
-	}
-	return stopRequest{Status: StatusStopped, Reason: "mcode was interrupted"}
-}
-
 // finish turns a finished run into the response: rendered output, the
 // spool kept only when output was cut, the error that carries the status.
 func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) {
 	r := &rs.result
-	text, truncated := renderOutput(view)
 	r.Bytes, r.Lines = rec.Output.Bytes, rec.Output.Lines
 	r.Status, r.Signal = rec.Status, rec.Signal
 	code := rec.ExitCode
@@ -421,6 +388,7 @@ func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) 
 	if rec.Output.SpoolError != "" {
 		rs.note("the full-output file stopped early: %s", rec.Output.SpoolError)
 	}
+	text, truncated := renderOutput(view, OutputCap-len(withNotes("", r.Notes)))
 	resp := &tool.Response{Result: r, Truncated: truncated}
 	if truncated {
 		r.FullOutputPath = view.Path
@@ -463,7 +431,9 @@ func statusError(rec record) error {
 	return e
 }
 
-// withNotes appends the notes to the output, one per line.
+// withNotes appends the notes to the output, one per line. What it adds
+// to an empty text is the most it adds to any: OutputCap less that is the
+// room for the text.
 func withNotes(text string, notes []string) string {
 	if len(notes) == 0 {
 		return text
@@ -479,9 +449,23 @@ func withNotes(text string, notes []string) string {
 	return b.String()
 }
 
-func seconds(d time.Duration) string {
-	s := d.Seconds()
-	if s == float64(int64(s)) {
+// durationOf turns a number of seconds into a Duration, saturating where
+// Durations end (292 years) instead of wrapping around to a negative one,
+// which would mean no time limit at all.
+func durationOf(secs float64) time.Duration {
+	if secs >= math.MaxInt64/float64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+func seconds(d time.Duration) string { return secondsText(d.Seconds()) }
+
+func secondsText(s float64) string {
+	switch {
+	case s >= 1e15:
+		return fmt.Sprintf("%g seconds", s)
+	case s == math.Trunc(s):
 		return fmt.Sprintf("%d seconds", int64(s))
 	}
 	return fmt.Sprintf("%.1f seconds", s)

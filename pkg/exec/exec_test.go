@@ -85,7 +85,27 @@ func testEnv(t testing.TB, edit func(*config.Bash)) *tool.Env {
 		edit(&cfg.Bash)
 	}
 	dir := t.TempDir()
-	return &tool.Env{Root: dir, DataDir: filepath.Join(dir, ".mcode"), UserHome: dir, Config: &cfg, Now: time.Now}
+	env := &tool.Env{Root: dir, DataDir: filepath.Join(dir, ".mcode"), UserHome: dir, Config: &cfg, Now: time.Now}
+	t.Cleanup(func() { killTasksOf(env.DataDir) })
+	return env
+}
+
+// killTasksOf kills whatever a test left running under dataDir, even when
+// it failed half-way: supervisors (by their task folder argument) and
+// every process that carries the job marker of one of its tasks.
+func killTasksOf(dataDir string) {
+	entries, _ := os.ReadDir(filepath.Join(dataDir, TasksDir))
+	for range 2 { // a process may fork while the first pass looks
+		for _, pid := range allPIDs() {
+			cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+			for _, e := range entries {
+				dir := filepath.Join(dataDir, TasksDir, e.Name())
+				if bytes.Contains(cmdline, []byte("\x00"+dir+"\x00")) || hasEnv(pid, jobMarkerVar+"="+e.Name()) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+	}
 }
 
 // call runs a tool in this process and decodes its result.
@@ -471,6 +491,26 @@ func TestANSIAndProgressAreCleanedButSpoolIsRaw(t *testing.T) {
 	}
 }
 
+// TestOutputStaysWithinTheCap: text that grows when cleaned (an invalid
+// UTF-8 byte becomes a 3-byte U+FFFD) and the notes after it still fit in
+// OutputCap.
+func TestOutputStaysWithinTheCap(t *testing.T) {
+	requireLinux(t)
+	env := testEnv(t, nil)
+	s := sleepArg()
+	cleanup(t, s)
+	for _, cmd := range []string{
+		`yes "$(printf '\377')" | head -c 20000`,
+		`yes "$(printf '\377')" | head -c 100000; sleep ` + s + ` & seq 1 20000`,
+	} {
+		out, r, err := bash(t, env, map[string]any{"command": cmd})
+		if err != nil || len(out) > OutputCap || r.FullOutputPath == "" || !strings.Contains(out, "\uFFFD") {
+			t.Errorf("%s: %d bytes of output, full_output_path %q, %v", cmd, len(out), r.FullOutputPath, err)
+		}
+	}
+	noneLeft(t, s)
+}
+
 func TestCwd(t *testing.T) {
 	env := testEnv(t, nil)
 	if err := os.MkdirAll(filepath.Join(env.Root, "sub", "dir"), 0o755); err != nil {
@@ -644,17 +684,20 @@ func TestCommandGetsOnlyItsStreams(t *testing.T) {
 }
 
 // TestOrphanWithoutMarkerIsStillFound: an orphan that cleared its
-// environment is found by the shell's session.
+// environment and left the shell's session is still the job's.
 func TestOrphanWithoutMarkerIsStillFound(t *testing.T) {
 	requireLinux(t)
 	env := testEnv(t, nil)
-	s := sleepArg()
-	cleanup(t, s)
-	_, r, err := bash(t, env, map[string]any{"command": "(env -i sleep " + s + " &); echo ok", "auto_background": false})
-	if err != nil || r.LeftoversAction != "killed" {
-		t.Errorf("%+v %v", r, err)
+	for _, p := range []map[string]any{{"auto_background": false}, {}} {
+		s := sleepArg()
+		cleanup(t, s)
+		p["command"] = "(env -i setsid sleep " + s + " &); sleep 0.5; echo ok"
+		_, r, err := bash(t, env, p)
+		if err != nil || r.LeftoversAction != "killed" {
+			t.Errorf("%v: %+v %v", p, r, err)
+		}
+		noneLeft(t, s)
 	}
-	noneLeft(t, s)
 }
 
 func TestUnwritableDataDirRefusesCleanly(t *testing.T) {

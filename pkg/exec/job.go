@@ -30,14 +30,12 @@ type jobSpec struct {
 	Env       []string
 	SpoolPath string
 	SpoolCap  int64
-	// Exclusive says every child of this process belongs to the job (the
-	// supervisor); otherwise orphans are recognised by the job marker.
-	Exclusive bool
 }
 
 // job is a running shell command and its process tree. Its owner (the
-// process that started it) is a child subreaper, so every descendant stays
-// a descendant of the owner until it dies.
+// supervisor that started it) is a child subreaper with no other
+// children, so every descendant stays a descendant of the owner until it
+// dies, and every child of the owner is the job's.
 type job struct {
 	spec     jobSpec
 	cmd      *osexec.Cmd
@@ -45,8 +43,6 @@ type job struct {
 	started  time.Time
 	capture  *capture
 	mainDone chan struct{}
-	marker   string
-	known    map[int]uint64 // pid -> start of processes seen in the tree
 }
 
 // startJob starts the shell with stdin on /dev/null and stdout and stderr
@@ -65,12 +61,11 @@ func startJob(spec jobSpec) (*job, error) {
 		return nil, err
 	}
 	growPipe(r)
-	marker := jobMarkerVar + "=" + spec.ID
 	cmd := &osexec.Cmd{
 		Path:        spec.Shell,
 		Args:        []string{spec.Shell, "-c", spec.Command},
 		Dir:         spec.Dir,
-		Env:         append(slices.Clip(spec.Env), marker),
+		Env:         append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
 		Stdout:      w,
 		Stderr:      w,
 		SysProcAttr: shellAttr(),
@@ -85,7 +80,6 @@ func startJob(spec jobSpec) (*job, error) {
 	j := &job{
 		spec: spec, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(),
 		capture: newCapture(r, spool, spec.SpoolCap), mainDone: make(chan struct{}),
-		marker: marker, known: map[int]uint64{},
 	}
 	go j.capture.run()
 	go func() {
@@ -111,24 +105,16 @@ func (j *job) waitMain(d time.Duration) bool {
 	}
 }
 
-// members lists the job's living processes: the owner's children that
-// belong to the job (the shell, and orphans re-parented to the owner) and
-// all their descendants. An orphan belongs to the job when the owner has
-// no other children (Exclusive), or it was seen in the tree before, or it
-// is still in the shell's session, or it carries the job marker. Dead
-// children of the owner are reaped on the way.
+// members lists the job's living processes: the owner's children (the
+// shell, and orphans re-parented to the owner) and all their descendants.
+// Dead children of the owner are reaped on the way.
 func (j *job) members() []proc {
 	self := os.Getpid()
-	var roots []int
+	roots := childrenOf(self)
 	select {
 	case <-j.mainDone:
 	default:
-		roots = append(roots, j.pid)
-	}
-	for _, c := range childrenOf(self) {
-		if c == j.pid || j.spec.Exclusive || j.isKnown(c) || j.inSession(c) || hasEnv(c, j.marker) {
-			roots = append(roots, c)
-		}
+		roots = append(roots, j.pid) // where childrenOf cannot see it
 	}
 	var live []proc
 	seen := map[int]bool{}
@@ -150,24 +136,9 @@ func (j *job) members() []proc {
 			}
 			continue
 		}
-		j.known[pid] = p.Start
 		live = append(live, p)
 	}
 	return live
-}
-
-func (j *job) inSession(pid int) bool {
-	p, ok := readProc(pid)
-	return ok && p.SID == j.pid
-}
-
-func (j *job) isKnown(pid int) bool {
-	start, ok := j.known[pid]
-	if !ok {
-		return false
-	}
-	p, alive := readProc(pid)
-	return alive && p.Start == start
 }
 
 // stopTree ends every process of the job (see stopProcs).

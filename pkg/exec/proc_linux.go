@@ -236,6 +236,16 @@ func growPipe(f *os.File) {
 	}
 }
 
+// pipeUnread is how many bytes wait in a pipe to be read (FIONREAD, which
+// Linux spells TIOCINQ).
+func pipeUnread(f *os.File) int {
+	n := 0
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	}
+	return n
+}
+
 // exitOf reads a wait status as the shell would report it: the exit code,
 // or 128+N and the signal's name when signal N killed the process.
 func exitOf(ps *os.ProcessState) (code int, sig string) {

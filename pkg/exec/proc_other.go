@@ -60,4 +60,6 @@ func reap(pid int) {}
 
 func growPipe(f *os.File) {}
 
+func pipeUnread(f *os.File) int { return 0 }
+
 func exitOf(ps *os.ProcessState) (int, string) { return ps.ExitCode(), "" }

@@ -3,6 +3,10 @@ package exec
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
 func TestCleanText(t *testing.T) {
@@ -81,18 +86,18 @@ func viewOf(all []byte, spool int64) outputView {
 }
 
 func TestRenderOutputFits(t *testing.T) {
-	if got, cut := renderOutput(outputView{}); got != noOutput || cut {
+	if got, cut := renderOutput(outputView{}, OutputCap); got != noOutput || cut {
 		t.Errorf("empty: %q %v", got, cut)
 	}
 	exact := bytes.Repeat([]byte("x"), OutputCap)
-	if got, cut := renderOutput(viewOf(exact, 1<<30)); cut || len(got) != OutputCap {
+	if got, cut := renderOutput(viewOf(exact, 1<<30), OutputCap); cut || len(got) != OutputCap {
 		t.Errorf("exactly the cap: cut=%v len=%d", cut, len(got))
 	}
 }
 
 func TestRenderOutputHeadAndTail(t *testing.T) {
 	all := numbered(100000)
-	got, cut := renderOutput(viewOf(all, 1<<30))
+	got, cut := renderOutput(viewOf(all, 1<<30), OutputCap)
 	if !cut {
 		t.Fatal("not truncated")
 	}
@@ -114,7 +119,7 @@ func TestRenderOutputHeadAndTail(t *testing.T) {
 	shownLines := strings.Count(head+"\n", "\n") + strings.Count(tail, "\n") - 1
 	wantLines := 100000 - shownLines
 	wantBytes := len(all) - len(head) - 1 - len(tail)
-	want := fmt.Sprintf("%d lines, %s omitted; the full output is in /data/tasks/b1/output.log ", wantLines, humanBytes(int64(wantBytes)))
+	want := fmt.Sprintf("%d lines, %s omitted; the full output is in /data/tasks/b1/output.log ", wantLines, fsutil.HumanBytes(int64(wantBytes)))
 	if marker != want {
 		t.Errorf("marker %q\nwant   %q", marker, want)
 	}
@@ -122,7 +127,7 @@ func TestRenderOutputHeadAndTail(t *testing.T) {
 
 func TestRenderOutputSpoolCapped(t *testing.T) {
 	all := numbered(300000)
-	got, _ := renderOutput(viewOf(all, 1<<20))
+	got, _ := renderOutput(viewOf(all, 1<<20), OutputCap)
 	if !strings.Contains(got, "/data/tasks/b1/output.log keeps the first 1.0 MiB of it") {
 		t.Errorf("marker does not say the spool was capped: %q", got[strings.Index(got, "[…"):][:150])
 	}
@@ -130,18 +135,46 @@ func TestRenderOutputSpoolCapped(t *testing.T) {
 
 func TestRenderOutputSplitsNoRune(t *testing.T) {
 	all := bytes.Repeat([]byte("é"), OutputCap) // two bytes each, no newline
-	got, cut := renderOutput(viewOf(all, 1<<30))
+	got, cut := renderOutput(viewOf(all, 1<<30), OutputCap)
 	if !cut || !utf8.ValidString(got) || strings.Contains(got, "\uFFFD") {
 		t.Errorf("cut=%v, a rune was split: %q", cut, got[len(got)-20:])
 	}
 }
 
-func TestHumanBytes(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 256 << 20: "256.0 MiB", 3 << 30: "3.0 GiB"} {
-		if got := humanBytes(n); got != want {
-			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+// TestRenderOutputStaysWithinTheLimit: each invalid UTF-8 byte becomes a
+// 3-byte U+FFFD, so the text of a Latin-1 or binary output can be longer
+// than its bytes; it is cut all the same.
+func TestRenderOutputStaysWithinTheLimit(t *testing.T) {
+	for name, all := range map[string][]byte{
+		"latin-1 under the cap in bytes": bytes.Repeat([]byte("caf\xe9\n"), OutputCap/5-10),
+		"binary over the cap":            bytes.Repeat([]byte("\xffa"), 3*OutputCap),
+		"numbered lines":                 numbered(100000),
+	} {
+		for _, limit := range []int{OutputCap, OutputCap - 500} {
+			got, cut := renderOutput(viewOf(all, 1<<30), limit)
+			if len(got) > limit || !cut || !utf8.ValidString(got) {
+				t.Errorf("%s, limit %d: %d bytes of text, cut=%v", name, limit, len(got), cut)
+			}
+			if !strings.Contains(got, " omitted; the full output is in ") {
+				t.Errorf("%s, limit %d: no marker", name, limit)
+			}
 		}
 	}
+}
+
+func FuzzRenderOutput(f *testing.F) {
+	f.Add([]byte("a\xffb\n\x1b[31mred\r\n"), uint16(300))
+	f.Add(bytes.Repeat([]byte("\xe9x"), 900), uint16(500))
+	f.Fuzz(func(t *testing.T, all []byte, limit uint16) {
+		n := 400 + int(limit)%2000 // room for the marker and some text
+		got, cut := renderOutput(viewOf(all, 1<<30), n)
+		if len(got) > n || !utf8.ValidString(got) {
+			t.Fatalf("%d bytes of text for a limit of %d (cut=%v)", len(got), n, cut)
+		}
+		if !cut && len(all) > 0 && got != cleanText(all) {
+			t.Fatalf("not cut, yet not the whole output: %q", got)
+		}
+	})
 }
 
 func TestConfigDefaultsAreTheConstants(t *testing.T) {
@@ -172,6 +205,8 @@ func TestMakePlan(t *testing.T) {
 		{"keep children needs a supervisor", Params{Timeout: secs(2), KeepChildren: true}, cfg, plan{invocation: ManagedForeground, limit: 2 * time.Second, requested: 2 * time.Second, keepChildren: true, leftoverLimit: 30 * time.Minute}},
 		{"background watchdog", Params{Background: true}, cfg, plan{invocation: ExplicitBackground, limit: 30 * time.Minute, leftoverLimit: 30 * time.Minute}},
 		{"background with a longer timeout", Params{Background: true, Timeout: secs(3600)}, cfg, plan{invocation: ExplicitBackground, limit: time.Hour, requested: time.Hour, leftoverLimit: time.Hour}},
+		{"a timeout past what a Duration holds is cut, not lost", Params{Timeout: secs(1e10)}, cfg, plan{invocation: ManagedForeground, limit: 300 * time.Second, requested: math.MaxInt64, capped: true, autoAfter: 15 * time.Second, leftoverLimit: math.MaxInt64}},
+		{"background with a timeout past what a Duration holds", Params{Background: true, Timeout: secs(1e300)}, cfg, plan{invocation: ExplicitBackground, limit: math.MaxInt64, requested: math.MaxInt64, leftoverLimit: math.MaxInt64}},
 		{"background with a shorter timeout", Params{Background: true, Timeout: secs(60)}, cfg, plan{invocation: ExplicitBackground, limit: time.Minute, requested: time.Minute, leftoverLimit: 30 * time.Minute}},
 	}
 	for _, c := range cases {
@@ -282,4 +317,34 @@ func TestSetPathFront(t *testing.T) {
 	if !slices.Contains(env, "PATH=/shims:"+defaultPath) {
 		t.Errorf("no PATH: got %v", env)
 	}
+}
+
+// TestCaptureSettles: what is in the pipe when the main process exits is
+// counted before the record of kept leftovers goes out.
+func TestCaptureSettles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the pipe's unread bytes are known on Linux")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	growPipe(r)
+	spool, err := os.Create(filepath.Join(t.TempDir(), "spool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("x\n"), 20000)
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(r, spool, 1<<30)
+	go c.run()
+	c.settle(10 * time.Second)
+	if got := c.stats(); got.Bytes != int64(len(data)) || got.Lines != 20000 {
+		t.Errorf("settled at %d bytes, %d lines; the pipe held %d", got.Bytes, got.Lines, len(data))
+	}
+	w.Close()
+	c.finish(time.Second)
 }

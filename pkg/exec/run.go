@@ -42,8 +42,13 @@ type control struct {
 	onKept        func(record)
 }
 
-// leftoverPoll is how often kept leftovers are checked.
-const leftoverPoll = 250 * time.Millisecond
+const (
+	// leftoverPoll is how often kept leftovers are checked.
+	leftoverPoll = 250 * time.Millisecond
+	// settleLimit bounds the wait for the main process's last output
+	// before the record of kept leftovers is sent.
+	settleLimit = 200 * time.Millisecond
+)
 
 // drive runs the job to its end. It returns when the main process exits
 // (not when the output pipe closes): leftovers are then killed, or kept
@@ -85,6 +90,7 @@ func (j *job) drive(ctl control) record {
 			if ctl.keepChildren {
 				rec.Kept = true
 				if ctl.onKept != nil {
+					j.capture.settle(settleLimit)
 					snapshot := rec
 					snapshot.Output = j.capture.stats()
 					ctl.onKept(snapshot)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,7 +102,6 @@ func Supervise(args []string) int {
 	ossignal.Notify(term, syscall.SIGTERM)
 
 	spec.Job.Env = os.Environ()
-	spec.Job.Exclusive = true
 	j, err := startJob(spec.Job)
 	if err != nil {
 		send(event{Event: evFailed, Error: err.Error()})
@@ -371,8 +371,8 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			gcTasks(rs.env.DataDir, time.Now())
 			return rs.background(meta, &pl.autoAfter), nil
 		case <-ctx.Done():
-			if stopFor(ctx, meta.StartedAt).Status == StatusTimedOut {
-				s.send(cmdTimeout)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				s.send(cmdTimeout) // the call's own deadline: a time-out
 			} else {
 				s.send(cmdStop)
 			}
@@ -401,24 +401,22 @@ func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Respon
 	r := &rs.result
 	r.Status, r.TaskID = StatusRunning, meta.ID
 	resp := &tool.Response{Result: r}
-	var b strings.Builder
+	follow := fmt.Sprintf("\nFollow it with `mcode task output %[1]s` (add --wait S to wait for it), `mcode task wait %[1]s`, or end it with `mcode task stop %[1]s`.", meta.ID)
 	if after == nil {
-		fmt.Fprintf(&b, "Started background task %s (pid %d): %s\n", meta.ID, meta.PID, meta.Command)
-	} else {
-		fmt.Fprintf(&b, "Still running after %s: moved to background task %s (pid %d) without restarting it; its time limit of %s still applies.\n",
-			seconds(*after), meta.ID, meta.PID, seconds(rs.plan.limit))
-		view := fileView(rs.job.SpoolPath, nil)
-		text, truncated := renderOutput(view)
-		r.Bytes, r.Lines = view.Bytes, view.Lines
-		fmt.Fprintf(&b, "\nOutput so far:\n%s\n", strings.TrimRight(text, "\n"))
-		if truncated {
-			r.FullOutputPath = view.Path
-			resp.Truncated = true
-			resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
-		}
+		resp.Output = withNotes(fmt.Sprintf("Started background task %s (pid %d): %s\n", meta.ID, meta.PID, oneLine(meta.Command, commandShown))+follow, r.Notes)
+		return resp
 	}
-	fmt.Fprintf(&b, "\nFollow it with `mcode task output %[1]s` (add --wait S to wait for it), `mcode task wait %[1]s`, or end it with `mcode task stop %[1]s`.", meta.ID)
-	resp.Output = withNotes(b.String(), r.Notes)
+	head := fmt.Sprintf("Still running after %s: moved to background task %s (pid %d) without restarting it; its time limit of %s still applies.\n\nOutput so far:\n",
+		seconds(*after), meta.ID, meta.PID, seconds(rs.plan.limit))
+	view := fileView(rs.job.SpoolPath, nil)
+	text, truncated := renderOutput(view, OutputCap-len(head)-len("\n")-len(follow)-len(withNotes("", r.Notes)))
+	r.Bytes, r.Lines = view.Bytes, view.Lines
+	if truncated {
+		r.FullOutputPath = view.Path
+		resp.Truncated = true
+		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+	}
+	resp.Output = withNotes(head+strings.TrimRight(text, "\n")+"\n"+follow, r.Notes)
 	return resp
 }
 
@@ -429,5 +427,5 @@ func (rs *runSetup) keptLeftovers(meta taskMeta, rec record) (*tool.Response, er
 	rs.result.LeftoversAction = "kept"
 	rs.note("%s still running when the command exited, kept as background task %s (%s): follow it with `mcode task output %s`, end it with `mcode task stop %s`",
 		plural(len(rec.Leftovers), "process", "processes"), meta.ID, describe(rec.Leftovers), meta.ID, meta.ID)
-	return rs.finish(rec, fileView(rs.job.SpoolPath, nil))
+	return rs.finish(rec, fileView(rs.job.SpoolPath, &rec.Output))
 }

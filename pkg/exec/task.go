@@ -69,9 +69,13 @@ func tasksRoot(dataDir string) string { return filepath.Join(dataDir, TasksDir) 
 
 func spoolPath(dir string) string { return filepath.Join(dir, outputFile) }
 
-// newTaskDir creates a fresh task folder with a short unique id.
+// newTaskDir creates a fresh task folder with a short unique id. Its path
+// is absolute (full_output_path is read from anywhere).
 func newTaskDir(dataDir string) (id, dir string, err error) {
-	root := tasksRoot(dataDir)
+	root, err := filepath.Abs(tasksRoot(dataDir))
+	if err != nil {
+		return "", "", err
+	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", "", err
 	}

@@ -138,12 +138,11 @@ func TestKeepChildrenMakesATask(t *testing.T) {
 	if err != nil || r.Status != StatusExited || r.TaskID == "" || r.LeftoversAction != "kept" || len(r.Leftovers) != 1 {
 		t.Fatalf("result %+v err %v", r, err)
 	}
-	if !strings.HasPrefix(out, "parent done\n") || !strings.Contains(out, "kept as background task "+r.TaskID) {
-		t.Errorf("output %q", out)
+	if !strings.HasPrefix(out, "parent done\n") || !strings.Contains(out, "kept as background task "+r.TaskID) || r.Bytes != int64(len("parent done\n")) {
+		t.Errorf("output %q, %d bytes", out, r.Bytes)
 	}
-	if len(pidsWithArg(s)) != 1 {
-		t.Fatal("the kept child is not running")
-	}
+	// The shell may have exited before its background child became sleep.
+	waitFor(t, 10*time.Second, "the kept child to run sleep", func() bool { return len(pidsWithArg(s)) == 1 })
 	_, l, _ := inProcess(t, env, TaskListName, map[string]any{})
 	if tasks, _ := l["tasks"].([]any); len(tasks) != 1 || str(tasks[0].(map[string]any), "kind") != KindLeftovers {
 		t.Errorf("list: %v", l)
@@ -205,13 +204,14 @@ func startCaller(t *testing.T, env *tool.Env, args map[string]any, sleep string)
 
 func TestCallerKilledTakesTheTreeWithIt(t *testing.T) {
 	requireLinux(t)
-	for _, auto := range []bool{true, false} {
+	for _, p := range []map[string]any{{}, {"auto_background": false}, {"timeout": 10}} {
 		env := testEnv(t, nil)
 		s := sleepArg()
 		cleanup(t, s)
-		// Under a supervisor the tree goes when the control pipe closes;
-		// run directly, Pdeathsig kills the shell (here sleep itself).
-		c := startCaller(t, env, map[string]any{"command": "sleep " + s, "auto_background": auto}, s)
+		// The shell's child, not the shell: Pdeathsig would take the shell
+		// alone; the supervisor sees the control pipe close and stops all.
+		p["command"] = "sleep " + s + " & wait"
+		c := startCaller(t, env, p, s)
 		if err := c.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -127,7 +128,7 @@ func TaskListTool() *tool.Tool {
 			in := t.info(now)
 			res.Tasks = append(res.Tasks, in)
 			fmt.Fprintf(&b, "%s  %-11s %8s  pid %-7d %s\n", in.TaskID, in.statusLine(),
-				(time.Duration(in.DurationS * float64(time.Second))).Round(time.Second), in.PID, oneLine(in.Command, 80))
+				(time.Duration(in.DurationS * float64(time.Second))).Round(time.Second), in.PID, oneLine(in.Command, commandShown))
 		}
 		if len(res.Tasks) == 0 {
 			b.WriteString("no background tasks")
@@ -135,6 +136,9 @@ func TaskListTool() *tool.Tool {
 		return &tool.Response{Output: strings.TrimRight(b.String(), "\n"), Result: res}, nil
 	})
 }
+
+// commandShown is how much of a command a line of output quotes.
+const commandShown = 80
 
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -173,36 +177,28 @@ func TaskOutputTool() *tool.Tool {
 			return nil, err
 		}
 		if p.Wait != nil && *p.Wait > 0 {
-			d := min(time.Duration(*p.Wait*float64(time.Second)), MaxTaskOutputWait)
+			d := min(durationOf(*p.Wait), MaxTaskOutputWait)
 			waitCtx, cancel := context.WithTimeout(ctx, d)
 			t.wait(waitCtx)
 			cancel()
 		}
 		res := TaskOutputResult{TaskInfo: t.info(time.Now())}
-		resp := &tool.Response{Result: &res}
 		if p.Offset == nil {
-			var st *outputStats
-			if t.rec != nil {
-				st = &t.rec.Output
-			}
-			view := fileView(spoolPath(t.dir), st)
-			text, truncated := renderOutput(view)
+			resp, view := t.summary(res.TaskInfo, &res)
 			res.NextOffset = view.SpoolBytes
-			res.Complete = t.status != StatusRunning && !truncated
-			resp.Output, resp.Truncated = statusHeader(res.TaskInfo)+text, truncated
-			if truncated {
-				resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
-			}
+			res.Complete = t.status != StatusRunning && !resp.Truncated
 			return resp, nil
 		}
-		chunk, next, size := readChunk(spoolPath(t.dir), *p.Offset)
+		resp := &tool.Response{Result: &res}
+		header := statusHeader(res.TaskInfo)
+		chunk, next, size := readChunk(spoolPath(t.dir), *p.Offset, OutputCap-len(header))
 		res.Offset, res.NextOffset = *p.Offset, next
 		res.Complete = t.status != StatusRunning && next >= size
 		text := cleanText(chunk)
 		if len(chunk) == 0 {
 			text = fmt.Sprintf("(no output after offset %d)", *p.Offset)
 		}
-		resp.Output = statusHeader(res.TaskInfo) + text
+		resp.Output = header + text
 		if next < size {
 			resp.Truncated = true
 			resp.Continuation = &tool.Continuation{NextOffset: int(next),
@@ -212,15 +208,32 @@ func TaskOutputTool() *tool.Tool {
 	})
 }
 
+// summary renders a task's output the way bash does (its start and its
+// end, the full file named when that cuts it) under its status line.
+func (t *task) summary(in TaskInfo, result any) (*tool.Response, outputView) {
+	var st *outputStats
+	if t.rec != nil {
+		st = &t.rec.Output
+	}
+	view := fileView(spoolPath(t.dir), st)
+	header := statusHeader(in)
+	text, truncated := renderOutput(view, OutputCap-len(header))
+	resp := &tool.Response{Output: header + text, Result: result, Truncated: truncated}
+	if truncated {
+		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
+	}
+	return resp, view
+}
+
 // statusHeader is the first line of a task's output text.
 func statusHeader(in TaskInfo) string {
 	return fmt.Sprintf("[task %s: %s]\n", in.TaskID, in.statusLine())
 }
 
-// readChunk reads at most OutputCap bytes of the spool from off, ending on
-// a whole line when more follows and a line end is near. It returns the
-// bytes, the offset after them and the spool's size.
-func readChunk(path string, off int64) (chunk []byte, next, size int64) {
+// readChunk reads the spool from off, as much as fits in limit bytes once
+// cleaned, ending on a whole line when more follows and a line end is
+// near. It returns the bytes, the offset after them and the spool's size.
+func readChunk(path string, off int64, limit int) (chunk []byte, next, size int64) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, off, 0
@@ -232,13 +245,16 @@ func readChunk(path string, off int64) (chunk []byte, next, size int64) {
 	if off >= size {
 		return nil, off, size
 	}
-	chunk = readAt(f, off, min(int64(OutputCap), size-off))
+	chunk = readAt(f, off, min(int64(limit), size-off))
 	if off+int64(len(chunk)) < size {
-		if nl := strings.LastIndexByte(string(chunk), '\n'); nl >= len(chunk)/2 {
+		if nl := bytes.LastIndexByte(chunk, '\n'); nl >= len(chunk)/2 {
 			chunk = chunk[:nl+1]
 		} else {
 			chunk = trimPartialRuneEnd(chunk)
 		}
+	}
+	if len(cleanText(chunk)) > limit {
+		chunk = fitStart(chunk, limit)
 	}
 	return chunk, off + int64(len(chunk)), size
 }
@@ -275,7 +291,7 @@ func TaskWaitTool() *tool.Tool {
 		in := t.info(time.Now())
 		if t.status == StatusRunning {
 			return &tool.Response{Output: statusHeader(in) + "still running", Result: in}, &tool.Error{Code: tool.CodeTimeout,
-				Message: fmt.Sprintf("task %s is still running after waiting %s", t.meta.ID, seconds(time.Since(start).Round(time.Second))),
+				Message: fmt.Sprintf("task %s is still running after waiting %s", t.meta.ID, seconds(time.Since(start).Round(100*time.Millisecond))),
 				Hint:    fmt.Sprintf("wait again (a longer --timeout waits longer), read what it printed so far with mcode task output %[1]s, or end it with mcode task stop %[1]s", t.meta.ID)}
 		}
 		return finishedTask(t, in)
@@ -285,16 +301,7 @@ func TaskWaitTool() *tool.Tool {
 // finishedTask renders a task that has ended, with the error its status
 // carries (as bash would report it).
 func finishedTask(t *task, in TaskInfo) (*tool.Response, error) {
-	var st *outputStats
-	if t.rec != nil {
-		st = &t.rec.Output
-	}
-	view := fileView(spoolPath(t.dir), st)
-	text, truncated := renderOutput(view)
-	resp := &tool.Response{Output: statusHeader(in) + text, Result: in, Truncated: truncated}
-	if truncated {
-		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
-	}
+	resp, _ := t.summary(in, in)
 	if t.status == StatusLost {
 		return resp, &tool.Error{Code: tool.CodeToolError,
 			Message: fmt.Sprintf("task %s was lost: its supervisor (pid %d) ended without recording how the command ended", t.meta.ID, t.meta.SupervisorPID),

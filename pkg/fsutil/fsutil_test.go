@@ -296,3 +296,14 @@ func TestWriteAtomicFailureKeepsTheOldFile(t *testing.T) {
 		t.Errorf("temp files left behind: %v", entries)
 	}
 }
+
+func TestHumanBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 1<<20 - 1: "1024.0 KiB",
+		256 << 20: "256.0 MiB", 3 << 30: "3.0 GiB", 5 << 40: "5.0 TiB", 1 << 62: "4096.0 PiB",
+	} {
+		if got := HumanBytes(n); got != want {
+			t.Errorf("HumanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
