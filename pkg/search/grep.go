@@ -522,8 +522,8 @@ func (res *GrepResult) render() (string, bool) {
 				fmt.Fprintf(&chunk, "%s:%d:%s\n", m.Path, m.Line+j, t)
 			}
 			last := m.Line + len(span) - 1
-			for j, t := range m.After {
-				n := last + 1 + j
+			for _, t := range m.After {
+				n := last + 1
 				if i+1 < len(res.Matches) && res.Matches[i+1].Path == m.Path && n >= res.Matches[i+1].Line {
 					break // the next match prints this line
 				}
