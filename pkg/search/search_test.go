@@ -309,6 +309,18 @@ func TestMcodeignoreBeatsTracking(t *testing.T) {
 	if len(res.Paths) != 0 {
 		t.Errorf(".mcodeignore is the user's word for mcode: tracked docs/ still listed: %v", res.Paths)
 	}
+	// Inside a default-excluded folder entered for its tracked files too,
+	// whether the rule sits above it or in it.
+	for _, files := range []map[string]string{{".mcodeignore": "*.c\n"}, {"build/.ignore": "tracked.c\n"}} {
+		root, home := fixture(t)
+		writeFiles(t, root, files)
+		if res := glob(t, testEnv(root, home), GlobParams{Pattern: "build/**"}); len(res.Paths) != 0 {
+			t.Errorf("%v: tracked build/ still lists %v", files, res.Paths)
+		}
+		if res := grep(t, testEnv(root, home), GrepParams{Pattern: "needle"}); slices.Contains(res.Files, "build/tracked.c") {
+			t.Errorf("%v: grep still searches build/tracked.c", files)
+		}
+	}
 }
 
 func TestGlobTypeDirAndPrefix(t *testing.T) {

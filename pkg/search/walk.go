@@ -255,7 +255,7 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 			}
 		}
 	}
-	if w.useIgnore && !job.tracked {
+	if w.useIgnore {
 		for _, f := range ignoreFiles {
 			for _, e := range wk.names {
 				if e.name == f && e.typ != typeDir {
@@ -285,32 +285,23 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		if !isDir && (typ == typeFile || typ == typeSymlink) && !w.visit.wantFile(rel, e.name) {
 			continue
 		}
-		switch {
-		case job.tracked:
-			if !job.trackedPath(rel, isDir) {
-				wk.stats.ignored++
-				continue
-			}
-			if isDir {
-				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
-				continue
-			}
-		case w.useIgnore:
+		if w.useIgnore {
+			// Git's rules and the default excludes give way to what git
+			// tracks; .ignore and .mcodeignore do not. Inside a folder
+			// entered only for its tracked files, nothing else passes.
 			ignored, byGit := rs.ignored(rel, e.name, isDir)
-			byDefault := !ignored && isDir && isDefaultExcluded(e.name)
-			if ignored || byDefault {
-				if (byGit || byDefault) && job.trackedPath(rel, isDir) {
-					if isDir {
-						subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
-						continue
+			if ignored || job.tracked || (isDir && isDefaultExcluded(e.name)) {
+				if (ignored && !byGit) || !job.trackedPath(rel, isDir) {
+					wk.stats.ignored++
+					if isDir && len(wk.stats.ignoredDirs) < maxIgnoredExamples {
+						wk.stats.ignoredDirs = append(wk.stats.ignoredDirs, rel+"/")
 					}
-					break
+					continue
 				}
-				wk.stats.ignored++
-				if isDir && len(wk.stats.ignoredDirs) < maxIgnoredExamples {
-					wk.stats.ignoredDirs = append(wk.stats.ignoredDirs, rel+"/")
+				if isDir {
+					subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
+					continue
 				}
-				continue
 			}
 		}
 		switch typ {
