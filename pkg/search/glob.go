@@ -284,7 +284,7 @@ func (res *GlobResult) render() string {
 		}
 		b.WriteString("]")
 	}
-	if s := (Skipped{Ignored: res.Skipped.Ignored, Sensitive: res.Skipped.Sensitive}).describe(res.IgnoredDirs); s != "" {
+	if s := (Skipped{Ignored: res.Skipped.Ignored, Sensitive: res.Skipped.Sensitive}).describe(res.IgnoredDirs, MaxFileSize); s != "" {
 		b.WriteString(" (skipped " + s + ")")
 	}
 	if res.Partial {

@@ -17,11 +17,16 @@ const (
 	GrepDefaultLimit   = 100
 	GrepMaxLimit       = 10000
 	GrepMaxOutputBytes = 16 << 10 // content mode text cap
-	MaxFileSize        = 1 << 20  // larger files are skipped
+	MaxFileSize        = 1 << 20  // larger files are skipped by the walk
 	MaxLineChars       = 500      // longer lines are clipped around the match
 	MaxContext         = 20
 	BinaryProbeBytes   = 64 << 10 // a NUL in this first block makes a file binary
 )
+
+// MaxNamedFileSize bounds a file named as the path: the caller asked for
+// it, and bash's spooled output (256 MiB by default), which its hint says
+// to search with grep, is often far over MaxFileSize.
+const MaxNamedFileSize = 256 << 20
 
 // Grep modes and sort orders.
 const (
@@ -89,7 +94,7 @@ type FileCount struct {
 type Skipped struct {
 	Ignored    int `json:"ignored"`    // files and folders excluded by ignore rules or default excludes
 	Sensitive  int `json:"sensitive"`  // secrets: never searched
-	TooLarge   int `json:"too_large"`  // over MaxFileSize
+	TooLarge   int `json:"too_large"`  // over MaxFileSize (MaxNamedFileSize for a file named as the path)
 	Binary     int `json:"binary"`     // a NUL byte in the first block
 	Unreadable int `json:"unreadable"` // permission denied, vanished, special files
 }
@@ -114,7 +119,8 @@ type GrepResult struct {
 	Note          string      `json:"note,omitempty"`
 	Hint          string      `json:"hint,omitempty"`
 
-	p GrepParams // as normalized, for rendering
+	p       GrepParams // as normalized, for rendering
+	maxSize int        // the size over which a file was skipped
 }
 
 // fileHit is one matching file while the search runs.
@@ -228,7 +234,7 @@ func (g *grepRun) searchOne() {
 		return
 	}
 	defer d.close()
-	g.search(wk, d, joinRel(g.t.rel, g.t.file), g.t.file)
+	g.search(wk, d, joinRel(g.t.rel, g.t.file), g.t.file, MaxNamedFileSize)
 }
 
 func (g *grepRun) dir(*worker, dirHandle, string, string) {}
@@ -245,12 +251,12 @@ func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 	if typ != typeFile {
 		return // symlinks are not followed, as ripgrep does: their targets are searched where they live
 	}
-	g.search(wk, d, rel, name)
+	g.search(wk, d, rel, name, MaxFileSize)
 }
 
-func (g *grepRun) search(wk *worker, d dirHandle, rel, name string) {
+func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int64) {
 	gw := &g.workers[wk.id]
-	data, buf, info, err := d.readFile(name, wk.fileBuf, MaxFileSize, g.p.Sort == SortModified)
+	data, buf, info, err := d.readFile(name, wk.fileBuf, maxSize, g.p.Sort == SortModified)
 	wk.fileBuf = buf
 	switch {
 	case err != nil || info.typ != typeFile:
@@ -409,7 +415,10 @@ func entries(h *fileHit, mode string) int {
 
 func (g *grepRun) result(complete bool) *GrepResult {
 	p := g.p
-	res := &GrepResult{Pattern: p.Pattern, Path: g.t.display, Mode: p.Mode, Partial: !complete, AtLeast: !complete, p: p}
+	res := &GrepResult{Pattern: p.Pattern, Path: g.t.display, Mode: p.Mode, Partial: !complete, AtLeast: !complete, p: p, maxSize: MaxFileSize}
+	if g.t.isFile {
+		res.maxSize = MaxNamedFileSize
+	}
 	var hits []fileHit
 	var stats walkStats
 	for i := range g.workers {
@@ -468,12 +477,15 @@ func (g *grepRun) result(complete bool) *GrepResult {
 	if g.t.excluded != "" {
 		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
 	}
-	res.Hint = grepHint(res, p)
+	res.Hint = grepHint(res, p, g.t.isFile)
 	return res
 }
 
-func grepHint(res *GrepResult, p GrepParams) string {
+func grepHint(res *GrepResult, p GrepParams, isFile bool) string {
 	var hints []string
+	if isFile && res.Skipped.TooLarge > 0 {
+		hints = append(hints, fmt.Sprintf("%s is over %d MiB: read it in ranges with mcode read --offset N --limit M", res.Path, MaxNamedFileSize>>20))
+	}
 	if res.Truncated {
 		if p.Limit < GrepMaxLimit {
 			hints = append(hints, fmt.Sprintf("showing %d of %d: pass --limit %d (up to %d) or narrow the pattern, path or --glob", res.Count, res.Total, min(GrepMaxLimit, max(p.Limit*2, res.Total)), GrepMaxLimit))
@@ -571,7 +583,7 @@ func (res *GrepResult) summary(p GrepParams) string {
 		b.WriteString("]")
 	}
 	fmt.Fprintf(&b, " (searched %d file%s", res.FilesSearched, plural(res.FilesSearched))
-	if s := res.Skipped.describe(res.IgnoredDirs); s != "" {
+	if s := res.Skipped.describe(res.IgnoredDirs, res.maxSize); s != "" {
 		b.WriteString("; skipped " + s)
 	}
 	b.WriteString(")")
@@ -588,7 +600,7 @@ func (res *GrepResult) summary(p GrepParams) string {
 	return b.String()
 }
 
-func (s Skipped) describe(dirs []string) string {
+func (s Skipped) describe(dirs []string, maxSize int) string {
 	var parts []string
 	if s.Ignored > 0 {
 		part := fmt.Sprintf("%d ignored", s.Ignored)
@@ -604,7 +616,7 @@ func (s Skipped) describe(dirs []string) string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{s.Sensitive, "sensitive"}, {s.TooLarge, fmt.Sprintf("over %d MiB", MaxFileSize>>20)}, {s.Binary, "binary"}, {s.Unreadable, "unreadable"}} {
+	}{{s.Sensitive, "sensitive"}, {s.TooLarge, fmt.Sprintf("over %d MiB", maxSize>>20)}, {s.Binary, "binary"}, {s.Unreadable, "unreadable"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}
