@@ -92,6 +92,21 @@ func normalizeGlob(p *GlobParams) error {
 		return (&tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("invalid glob pattern %q: unclosed [ or {, or a trailing \\", p.Pattern)}).
 			WithHint(`use doublestar syntax: * within a folder, ** across folders, ? one character, [abc], {a,b}`)
 	}
+	if p.Type == "" {
+		p.Type = TypeFile
+	}
+	if p.Type != TypeFile && p.Type != TypeDir {
+		return tool.Errorf(tool.CodeInvalidArgs, "type %q: use file or dir", p.Type)
+	}
+	if strings.HasSuffix(pat, "/") {
+		folder := strings.TrimRight(pat, "/")
+		if p.Type == TypeFile {
+			return (&tool.Error{Code: tool.CodeInvalidArgs,
+				Message: fmt.Sprintf("pattern %q ends in /, which only a folder can match, and type is file", p.Pattern)}).
+				WithHint("pass %q for the files inside, or type dir to list the folders", folder+"/**")
+		}
+		pat = folder
+	}
 	p.Pattern = pat
 	if p.Limit == 0 {
 		p.Limit = GlobDefaultLimit
@@ -104,12 +119,6 @@ func normalizeGlob(p *GlobParams) error {
 	}
 	if p.Sort != SortPath && p.Sort != SortModified {
 		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", p.Sort)
-	}
-	if p.Type == "" {
-		p.Type = TypeFile
-	}
-	if p.Type != TypeFile && p.Type != TypeDir {
-		return tool.Errorf(tool.CodeInvalidArgs, "type %q: use file or dir", p.Type)
 	}
 	return nil
 }
@@ -242,6 +251,9 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	}
 	if p.IncludeIgnored && !lift {
 		notes = append(notes, fmt.Sprintf("include_ignored applies only to a pattern that names a folder or file (such as node_modules/**/*.js or **/debug.log); ignore rules were kept for %q", p.Pattern))
+	}
+	if res.Total == 0 && !strings.HasPrefix(p.Pattern, "**") {
+		hints = append(hints, fmt.Sprintf("the pattern is anchored at the searched folder (%s): %q matches at any depth", res.Path, "**/"+p.Pattern))
 	}
 	if res.Truncated {
 		hints = append(hints, fmt.Sprintf("showing %d of %d: pass --limit (up to %d) or a narrower pattern or path", res.Count, res.Total, GlobMaxLimit))

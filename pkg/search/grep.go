@@ -421,9 +421,11 @@ func (g *grepRun) result(complete bool) *GrepResult {
 	}
 	var hits []fileHit
 	var stats walkStats
+	passed := 0
 	for i := range g.workers {
 		gw := &g.workers[i]
 		hits = append(hits, gw.hits...)
+		passed += gw.searched + gw.binary + gw.tooLarge + gw.unreadable
 		res.FilesSearched += gw.searched
 		res.Skipped.Binary += gw.binary
 		res.Skipped.TooLarge += gw.tooLarge
@@ -477,14 +479,20 @@ func (g *grepRun) result(complete bool) *GrepResult {
 	if g.t.excluded != "" {
 		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
 	}
-	res.Hint = grepHint(res, p, g.t.isFile)
+	res.Hint = g.hint(res, passed)
 	return res
 }
 
-func grepHint(res *GrepResult, p GrepParams, isFile bool) string {
+// hint says how to see more, or why nothing was searched. passed counts
+// the files that got through the globs.
+func (g *grepRun) hint(res *GrepResult, passed int) string {
+	p := g.p
 	var hints []string
-	if isFile && res.Skipped.TooLarge > 0 {
+	if g.t.isFile && res.Skipped.TooLarge > 0 {
 		hints = append(hints, fmt.Sprintf("%s is over %d MiB: read it in ranges with mcode read --offset N --limit M", res.Path, MaxNamedFileSize>>20))
+	}
+	if passed == 0 && g.globs != nil {
+		hints = append(hints, fmt.Sprintf("no file matches --glob %s: globs are relative to the searched folder, and one with a / is anchored there (**/name/** matches at any depth)", strings.Join(p.Glob, " --glob ")))
 	}
 	if res.Truncated {
 		if p.Limit < GrepMaxLimit {
@@ -569,9 +577,12 @@ func (res *GrepResult) summary(p GrepParams) string {
 	if p.Multiline && p.Mode == ModeContent {
 		unit = "match"
 	}
-	if res.Total == 0 {
+	switch {
+	case res.Total == 0 && res.FilesSearched == 0:
+		fmt.Fprintf(&b, "No file was searched for %q in %s", p.Pattern, res.Path)
+	case res.Total == 0:
 		fmt.Fprintf(&b, "No matches for %q in %s", p.Pattern, res.Path)
-	} else {
+	default:
 		atLeast := ""
 		if res.AtLeast {
 			atLeast = "at least "
@@ -582,11 +593,16 @@ func (res *GrepResult) summary(p GrepParams) string {
 		}
 		b.WriteString("]")
 	}
-	fmt.Fprintf(&b, " (searched %d file%s", res.FilesSearched, plural(res.FilesSearched))
-	if s := res.Skipped.describe(res.IgnoredDirs, res.maxSize); s != "" {
-		b.WriteString("; skipped " + s)
+	var facts []string
+	if res.FilesSearched > 0 || res.Total > 0 {
+		facts = append(facts, fmt.Sprintf("searched %d file%s", res.FilesSearched, plural(res.FilesSearched)))
 	}
-	b.WriteString(")")
+	if s := res.Skipped.describe(res.IgnoredDirs, res.maxSize); s != "" {
+		facts = append(facts, "skipped "+s)
+	}
+	if len(facts) > 0 {
+		b.WriteString(" (" + strings.Join(facts, "; ") + ")")
+	}
 	if res.Partial {
 		b.WriteString("\nThe search was cut short: results are partial.")
 	}
