@@ -82,8 +82,8 @@ func (s *walkStats) topIgnoredDirs(n int) []string {
 // at once; each worker passes its own *worker. Paths are relative to the
 // walk's base.
 type visitor interface {
-	// wantFile is asked before ignore rules are, so that only files the
-	// caller wants count as skipped.
+	// wantFile is asked before the sensitive and ignore rules are, so
+	// that only files the caller wants count as skipped.
 	wantFile(rel, name string) bool
 	// enterDir prunes folders the caller can have no use for.
 	enterDir(rel, name string) bool
@@ -274,15 +274,15 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		if e.name == ".git" && w.skipGit {
 			continue
 		}
-		if sensitive.MatchName(e.name, isDir) {
-			wk.stats.sensitive++
-			continue
-		}
 		rel := prefix + e.name
 		if isDir && !w.visit.enterDir(rel, e.name) && !w.wantDirs {
 			continue
 		}
 		if !isDir && (typ == typeFile || typ == typeSymlink) && !w.visit.wantFile(rel, e.name) {
+			continue
+		}
+		if sensitive.MatchName(e.name, isDir) {
+			wk.stats.sensitive++
 			continue
 		}
 		if w.useIgnore {
