@@ -246,7 +246,7 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	res.Count = len(res.Paths)
 	res.Truncated = res.Count < res.Total
 	var notes, hints []string
-	if g.t.excluded != "" {
+	if g.t.excluded {
 		notes = append(notes, fmt.Sprintf("%s is excluded by ignore rules or default excludes; listed because it was named explicitly", g.t.display))
 	}
 	if p.IncludeIgnored && !lift {

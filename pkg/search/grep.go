@@ -476,7 +476,7 @@ func (g *grepRun) result(complete bool) *GrepResult {
 		res.Count = len(res.Matches)
 	}
 	res.Truncated = res.Count < res.Total
-	if g.t.excluded != "" {
+	if g.t.excluded {
 		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
 	}
 	res.Hint = g.hint(res, passed)

@@ -87,6 +87,15 @@ func TestExplicitIgnoredPathIsSearched(t *testing.T) {
 	if slices.Contains(res.Files, "src/a.gen.go") || !slices.Contains(res.Files, "src/main.go") || !slices.Contains(res.Files, "src/important.gen.go") {
 		t.Errorf("grep in src: %v (src/.gitignore must apply)", res.Files)
 	}
+	// The note is there exactly when the walk would have left the path out.
+	for path, excluded := range map[string]bool{
+		"app.log": true, "src/a.gen.go": true, "build/untracked.o": true, "node_modules": true, "dist/bundle.js": true,
+		"keep.log": false, "src/main.go": false, "build": false, "build/tracked.c": false, "forced.log": false, "src": false,
+	} {
+		if res := grep(t, env, GrepParams{Pattern: "needle", Path: path}); (res.Note != "") != excluded {
+			t.Errorf("grep in %s: note %q, want one: %v", path, res.Note, excluded)
+		}
+	}
 	// A subfolder still honours the .gitignore files above it.
 	res = grep(t, env, GrepParams{Pattern: "needle", Path: "debug"})
 	if len(res.Files) != 0 {

@@ -41,9 +41,9 @@ type target struct {
 	repo    *gitRepo
 	git     gitEnv
 	rules   *rules // the rules in force above and at dir
-	// excluded is set when the path given is itself excluded by an ignore
-	// rule or a default exclude (it is searched anyway, being explicit).
-	excluded string
+	// excluded is set when a walk would have left the path out (it is
+	// searched anyway, being named).
+	excluded bool
 }
 
 // resolveTarget checks the path a call names and finds its work tree and
@@ -102,13 +102,11 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 		if t.repo != nil {
 			rs = t.repo.baseRules(nil, "")
 		}
-		t.rules, t.excluded = ancestorRules(t.base, t.rel, rs)
-		if t.isFile && t.excluded == "" {
-			name := t.file
-			if ign, _ := t.rules.ignored(joinRel(t.rel, name), name, false); ign {
-				t.excluded = joinRel(t.rel, name)
-			}
+		path := t.rel
+		if t.isFile {
+			path = joinRel(t.rel, t.file)
 		}
+		t.rules, t.excluded = ancestorRules(t.base, path, !t.isFile, t.repo, rs)
 	}
 	return t, nil
 }

@@ -286,22 +286,17 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 			continue
 		}
 		if w.useIgnore {
-			// Git's rules and the default excludes give way to what git
-			// tracks; .ignore and .mcodeignore do not. Inside a folder
-			// entered only for its tracked files, nothing else passes.
-			ignored, byGit := rs.ignored(rel, e.name, isDir)
-			if ignored || job.tracked || (isDir && isDefaultExcluded(e.name)) {
-				if (ignored && !byGit) || !job.trackedPath(rel, isDir) {
-					wk.stats.ignored++
-					if isDir && len(wk.stats.ignoredDirs) < maxIgnoredExamples {
-						wk.stats.ignoredDirs = append(wk.stats.ignoredDirs, rel+"/")
-					}
-					continue
+			excluded, tracked := job.exclusion(rs, rel, e.name, isDir)
+			if excluded {
+				wk.stats.ignored++
+				if isDir && len(wk.stats.ignoredDirs) < maxIgnoredExamples {
+					wk.stats.ignoredDirs = append(wk.stats.ignoredDirs, rel+"/")
 				}
-				if isDir {
-					subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
-					continue
-				}
+				continue
+			}
+			if tracked && isDir {
+				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
+				continue
 			}
 		}
 		switch typ {
@@ -328,6 +323,22 @@ func (w *walker) addDir(wk *worker, d dirHandle, subdirs []dirJob, job dirJob, n
 		subdirs = append(subdirs, job)
 	}
 	return subdirs
+}
+
+// exclusion decides a path met in job's folder: left out, or kept only
+// because git tracks it (a folder is then entered for its tracked files
+// alone). Git's rules and the default excludes give way to what git
+// tracks; .ignore and .mcodeignore do not. Inside a folder entered for
+// its tracked files, nothing else passes.
+func (job *dirJob) exclusion(rs *rules, rel, name string, isDir bool) (excluded, tracked bool) {
+	ignored, byGit := rs.ignored(rel, name, isDir)
+	if !ignored && !job.tracked && !(isDir && isDefaultExcluded(name)) {
+		return false, false
+	}
+	if (ignored && !byGit) || !job.trackedPath(rel, isDir) {
+		return true, false
+	}
+	return false, true
 }
 
 // trackedPath reports whether git tracks the file, or something inside
@@ -359,15 +370,16 @@ func (w *walker) readRules(wk *worker, d dirHandle, base, source, name string) *
 }
 
 // ancestorRules loads the ignore files of the folders from base down to
-// (not including) the walk's start folder, which the walk reads itself.
-// It also reports the first of those folders, or the start folder itself,
-// that the rules or default excludes exclude.
-func ancestorRules(base string, startRel string, rs *rules) (*rules, string) {
-	if startRel == "" {
-		return rs, ""
+// (not including) path, the walk's start folder (which the walk reads
+// itself) or the file searched. It also reports whether a walk from base
+// would have left path out, as an ancestor or itself.
+func ancestorRules(base, path string, isDir bool, repo *gitRepo, rs *rules) (*rules, bool) {
+	if path == "" {
+		return rs, false
 	}
-	excluded := ""
-	parts := strings.Split(startRel, "/")
+	excluded := false
+	job := dirJob{repo: repo}
+	parts := strings.Split(path, "/")
 	for i := range parts {
 		dirRel := strings.Join(parts[:i], "/")
 		abs := base
@@ -384,11 +396,8 @@ func ancestorRules(base string, startRel string, rs *rules) (*rules, string) {
 				rs = rs.push(parseRules(dirRel, source, data, f == ".gitignore"))
 			}
 		}
-		rel := strings.Join(parts[:i+1], "/")
-		if excluded == "" {
-			if ign, _ := rs.ignored(rel, parts[i], true); ign || isDefaultExcluded(parts[i]) {
-				excluded = rel
-			}
+		if !excluded {
+			excluded, job.tracked = job.exclusion(rs, strings.Join(parts[:i+1], "/"), parts[i], isDir || i < len(parts)-1)
 		}
 	}
 	return rs, excluded
