@@ -276,7 +276,7 @@ func ignoredExample(dirs []string) string {
 func (res *GlobResult) render() string {
 	var b strings.Builder
 	for _, p := range res.Paths {
-		b.WriteString(p)
+		b.WriteString(textPath(p))
 		b.WriteByte('\n')
 	}
 	kind := "file"

@@ -516,30 +516,31 @@ func (res *GrepResult) render() (string, bool) {
 	switch p.Mode {
 	case ModeFiles:
 		for _, f := range res.Files {
-			b.WriteString(f)
+			b.WriteString(textPath(f))
 			b.WriteByte('\n')
 		}
 	case ModeCount:
 		for _, c := range res.Counts {
-			fmt.Fprintf(&b, "%s:%d\n", c.Path, c.Count)
+			fmt.Fprintf(&b, "%s:%d\n", textPath(c.Path), c.Count)
 		}
 	case ModeContent:
 		shown := 0
 		prevPath, prevLine := "", 0
 		for i, m := range res.Matches {
 			var chunk strings.Builder
+			path := textPath(m.Path)
 			first := m.Line - len(m.Before)
 			if p.Context > 0 && shown > 0 && (m.Path != prevPath || first > prevLine+1) {
 				chunk.WriteString("--\n")
 			}
 			for j, t := range m.Before {
 				if n := first + j; m.Path != prevPath || n > prevLine {
-					fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
+					fmt.Fprintf(&chunk, "%s-%d-%s\n", path, n, t)
 				}
 			}
 			span := strings.Split(m.Text, "\n")
 			for j, t := range span {
-				fmt.Fprintf(&chunk, "%s:%d:%s\n", m.Path, m.Line+j, t)
+				fmt.Fprintf(&chunk, "%s:%d:%s\n", path, m.Line+j, t)
 			}
 			last := m.Line + len(span) - 1
 			for _, t := range m.After {
@@ -547,7 +548,7 @@ func (res *GrepResult) render() (string, bool) {
 				if i+1 < len(res.Matches) && res.Matches[i+1].Path == m.Path && n >= res.Matches[i+1].Line {
 					break // the next match prints this line
 				}
-				fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
+				fmt.Fprintf(&chunk, "%s-%d-%s\n", path, n, t)
 				last = n
 			}
 			if b.Len()+chunk.Len() > GrepMaxOutputBytes {

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/sensitive"
@@ -139,6 +141,21 @@ func (t *target) show(rel string) string {
 		return r
 	}
 	return filepath.ToSlash(t.display) + "/" + r
+}
+
+// textPath is a path as the text output shows it: quoted, Go style, when
+// it holds a control character or bytes that are not UTF-8, so that one
+// line is always one path (git's core.quotePath does the same).
+func textPath(p string) string {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c == 0x7f {
+			return strconv.Quote(p)
+		}
+	}
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // fromRoot is a walk path relative to the searched folder.
