@@ -97,6 +97,7 @@ type Skipped struct {
 	TooLarge   int `json:"too_large"`  // over MaxFileSize (MaxNamedFileSize for a file named as the path)
 	Binary     int `json:"binary"`     // a NUL byte in the first block
 	Unreadable int `json:"unreadable"` // permission denied, vanished, special files
+	Symlinks   int `json:"symlinks"`   // never followed: their targets are searched where they live
 }
 
 // GrepResult is grep's structured answer.
@@ -140,6 +141,7 @@ type grepWorker struct {
 	binary     int
 	tooLarge   int
 	unreadable int
+	symlinks   int
 	matchLines int
 	matchFiles int
 }
@@ -249,7 +251,8 @@ func (g *grepRun) wantFile(rel, name string) bool {
 
 func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {
 	if typ != typeFile {
-		return // symlinks are not followed, as ripgrep does: their targets are searched where they live
+		g.workers[wk.id].symlinks++ // not followed, as ripgrep does: their targets are searched where they live
+		return
 	}
 	g.search(wk, d, rel, name, MaxFileSize)
 }
@@ -430,6 +433,7 @@ func (g *grepRun) result(complete bool) *GrepResult {
 		res.Skipped.Binary += gw.binary
 		res.Skipped.TooLarge += gw.tooLarge
 		res.Skipped.Unreadable += gw.unreadable
+		res.Skipped.Symlinks += gw.symlinks
 		res.MatchedLines += gw.matchLines
 		if p.Mode == ModeContent {
 			res.Total += gw.matchLines
@@ -633,7 +637,7 @@ func (s Skipped) describe(dirs []string, maxSize int) string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{s.Sensitive, "sensitive"}, {s.TooLarge, fmt.Sprintf("over %d MiB", maxSize>>20)}, {s.Binary, "binary"}, {s.Unreadable, "unreadable"}} {
+	}{{s.Sensitive, "sensitive"}, {s.TooLarge, fmt.Sprintf("over %d MiB", maxSize>>20)}, {s.Binary, "binary"}, {s.Unreadable, "unreadable"}, {s.Symlinks, "symlink" + plural(s.Symlinks) + " (not followed)"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}

@@ -273,6 +273,10 @@ func TestSpecialFilesAndSymlinks(t *testing.T) {
 		if !slices.Equal(res.Files, []string{"a.txt"}) {
 			t.Errorf("files %v: symlinks must not be followed", res.Files)
 		}
+		out, _ := res.render()
+		if res.Skipped.Symlinks != 2 || !strings.Contains(out, "2 symlinks (not followed)") {
+			t.Errorf("skipped %+v: the two symlinks are not counted\n%s", res.Skipped, out)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("grep blocked on a FIFO")
 	}
