@@ -58,15 +58,9 @@ type GlobResult struct {
 	Hint           string      `json:"hint,omitempty"`
 }
 
-type globHit struct {
-	rel   string
-	mtime int64
-}
-
 type globWorker struct {
-	hits   []globHit
-	cutoff *globHit
-	total  int
+	top   topHits
+	total int
 }
 
 type globRun struct {
@@ -198,38 +192,19 @@ func (g *globRun) dir(wk *worker, d dirHandle, rel, name string) {
 func (g *globRun) add(wk *worker, d dirHandle, rel, name string) {
 	gw := &g.workers[wk.id]
 	gw.total++
-	h := globHit{rel: rel}
+	h := fileHit{rel: rel}
 	if g.p.Sort == SortModified {
 		_, h.mtime, _, _ = d.lstat(name)
 	}
-	if gw.cutoff != nil && globLess(&h, gw.cutoff, g.p.Sort) >= 0 {
-		return
-	}
-	gw.hits = append(gw.hits, h)
-	if len(gw.hits) > 4*g.p.Limit {
-		slices.SortFunc(gw.hits, func(a, b globHit) int { return globLess(&a, &b, g.p.Sort) })
-		gw.hits = gw.hits[:g.p.Limit]
-		cut := gw.hits[len(gw.hits)-1]
-		gw.cutoff = &cut
-	}
-}
-
-func globLess(a, b *globHit, sortBy string) int {
-	if sortBy == SortModified && a.mtime != b.mtime {
-		if a.mtime > b.mtime {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a.rel, b.rel)
+	gw.top.add(h, g.p.Limit, g.p.Sort)
 }
 
 func (g *globRun) result(complete, lift bool) *GlobResult {
 	p := g.p
 	res := &GlobResult{Pattern: p.Pattern, Path: g.t.display, Type: p.Type, Partial: !complete, AtLeast: !complete, IncludeIgnored: lift}
-	var hits []globHit
+	var hits []fileHit
 	for i := range g.workers {
-		hits = append(hits, g.workers[i].hits...)
+		hits = append(hits, g.workers[i].top.hits...)
 		res.Total += g.workers[i].total
 	}
 	var stats walkStats
@@ -238,7 +213,7 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	}
 	res.Skipped = GlobSkipped{Ignored: stats.ignored, Sensitive: stats.sensitive}
 	res.IgnoredDirs = stats.topIgnoredDirs(5)
-	slices.SortFunc(hits, func(a, b globHit) int { return globLess(&a, &b, p.Sort) })
+	slices.SortFunc(hits, func(a, b fileHit) int { return hitLess(&a, &b, p.Sort) })
 	res.Paths = []string{}
 	for _, h := range hits[:min(len(hits), p.Limit)] {
 		res.Paths = append(res.Paths, g.t.show(h.rel))

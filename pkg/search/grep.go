@@ -124,7 +124,8 @@ type GrepResult struct {
 	maxSize int        // the size over which a file was skipped
 }
 
-// fileHit is one matching file while the search runs.
+// fileHit is one matching file (or, for glob, one path) while the
+// search runs.
 type fileHit struct {
 	rel   string
 	mtime int64
@@ -132,11 +133,13 @@ type fileHit struct {
 	lines []Match // content mode: the first matches, with context
 }
 
+// entries is how many entries of the answer a hit fills: its lines in
+// content mode, else one.
+func (h *fileHit) entries() int { return max(1, len(h.lines)) }
+
 type grepWorker struct {
 	st         *scanState
-	hits       []fileHit
-	stored     int // entries held in hits (files, or lines in content mode)
-	cutoff     *fileHit
+	top        topHits
 	searched   int
 	binary     int
 	tooLarge   int
@@ -274,7 +277,7 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int6
 	}
 	gw.searched++
 	hit := fileHit{rel: rel, mtime: info.mtime}
-	store := g.p.Mode != ModeContent || gw.wants(&hit, g.p.Sort)
+	store := g.p.Mode != ModeContent || gw.top.wants(&hit, g.p.Sort)
 	line, last := 1, 0
 	g.m.eachLine(data, gw.st, func(ls, le int) bool {
 		hit.count++
@@ -293,7 +296,7 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int6
 	}
 	gw.matchFiles++
 	gw.matchLines += hit.count
-	gw.add(hit, g.p)
+	gw.top.add(hit, g.p.Limit, g.p.Sort)
 }
 
 // matchAt renders one matching line and its context.
@@ -379,41 +382,42 @@ func hitLess(a, b *fileHit, sortBy string) int {
 	return strings.Compare(a.rel, b.rel)
 }
 
-// wants reports whether a hit can still be among the first entries.
-func (gw *grepWorker) wants(h *fileHit, sortBy string) bool {
-	return gw.cutoff == nil || hitLess(h, gw.cutoff, sortBy) < 0
+// topHits is one worker's hits that can still be among the first limit
+// entries of the answer. It is pruned as it grows, so that a worker holds
+// only a few times the limit however many files match.
+type topHits struct {
+	hits   []fileHit
+	stored int      // entries held in hits
+	cutoff *fileHit // hits that sort after this one can no longer be shown
 }
 
-// add keeps a hit if it can still be shown, pruning so that a worker
-// holds only a few times the limit however many files match.
-func (gw *grepWorker) add(h fileHit, p GrepParams) {
-	if !gw.wants(&h, p.Sort) {
+// wants reports whether a hit can still be among the first entries.
+func (t *topHits) wants(h *fileHit, sortBy string) bool {
+	return t.cutoff == nil || hitLess(h, t.cutoff, sortBy) < 0
+}
+
+// add keeps a hit if it can still be shown.
+func (t *topHits) add(h fileHit, limit int, sortBy string) {
+	if !t.wants(&h, sortBy) {
 		return
 	}
-	gw.hits = append(gw.hits, h)
-	gw.stored += entries(&h, p.Mode)
-	if gw.stored <= 4*p.Limit {
+	t.hits = append(t.hits, h)
+	t.stored += h.entries()
+	if t.stored <= 4*limit {
 		return
 	}
-	slices.SortFunc(gw.hits, func(a, b fileHit) int { return hitLess(&a, &b, p.Sort) })
+	slices.SortFunc(t.hits, func(a, b fileHit) int { return hitLess(&a, &b, sortBy) })
 	acc := 0
-	for i := range gw.hits {
-		acc += entries(&gw.hits[i], p.Mode)
-		if acc >= p.Limit {
-			gw.hits = gw.hits[:i+1]
-			cut := gw.hits[i]
-			gw.cutoff = &cut
+	for i := range t.hits {
+		acc += t.hits[i].entries()
+		if acc >= limit {
+			t.hits = t.hits[:i+1]
+			cut := t.hits[i]
+			t.cutoff = &cut
 			break
 		}
 	}
-	gw.stored = acc
-}
-
-func entries(h *fileHit, mode string) int {
-	if mode == ModeContent {
-		return max(1, len(h.lines))
-	}
-	return 1
+	t.stored = acc
 }
 
 func (g *grepRun) result(complete bool) *GrepResult {
@@ -427,7 +431,7 @@ func (g *grepRun) result(complete bool) *GrepResult {
 	passed := 0
 	for i := range g.workers {
 		gw := &g.workers[i]
-		hits = append(hits, gw.hits...)
+		hits = append(hits, gw.top.hits...)
 		passed += gw.searched + gw.binary + gw.tooLarge + gw.unreadable
 		res.FilesSearched += gw.searched
 		res.Skipped.Binary += gw.binary

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -450,5 +451,40 @@ func TestGlobParamTakesAStringOrAList(t *testing.T) {
 	}
 	if _, err := GrepTool().Run(context.Background(), env, []byte(`{"pattern":"x","glob":5}`)); errorCode(err) != tool.CodeUsage {
 		t.Errorf("glob 5: %v", err)
+	}
+}
+
+// Each worker prunes what it holds to a few times the limit; the first
+// entries must be those of the full answer, in both sort orders.
+func TestLimitKeepsTheFirstEntries(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("d%d/f%02d.txt", i%4, i)] = strings.Repeat("x\n", 1+i%3)
+	}
+	writeFiles(t, dir, files)
+	now := time.Now()
+	for name := range files {
+		var i int
+		fmt.Sscanf(filepath.Base(name), "f%02d.txt", &i)
+		tm := now.Add(-time.Duration((i*37)%60) * time.Minute) // mtimes in another order than names
+		if err := os.Chtimes(filepath.Join(dir, name), tm, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := &tool.Env{Root: dir}
+	for _, sortBy := range []string{SortPath, SortModified} {
+		for _, mode := range []string{ModeFiles, ModeContent} {
+			full := grep(t, env, GrepParams{Pattern: "x", Mode: mode, Sort: sortBy, Limit: GrepMaxLimit})
+			cut := grep(t, env, GrepParams{Pattern: "x", Mode: mode, Sort: sortBy, Limit: 5})
+			if !slices.Equal(cut.Files, full.Files[:min(5, len(full.Files))]) || !slices.EqualFunc(cut.Matches, full.Matches[:min(5, len(full.Matches))], func(a, b Match) bool { return a.Path == b.Path && a.Line == b.Line }) {
+				t.Errorf("grep %s %s limit 5: %v %v", mode, sortBy, cut.Files, cut.Matches)
+			}
+		}
+		full := glob(t, env, GlobParams{Pattern: "**", Sort: sortBy, Limit: GlobMaxLimit})
+		cut := glob(t, env, GlobParams{Pattern: "**", Sort: sortBy, Limit: 3})
+		if !slices.Equal(cut.Paths, full.Paths[:3]) || cut.Total != 60 {
+			t.Errorf("glob %s limit 3: %v (total %d), want %v", sortBy, cut.Paths, cut.Total, full.Paths[:3])
+		}
 	}
 }
