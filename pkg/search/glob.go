@@ -102,19 +102,7 @@ func normalizeGlob(p *GlobParams) error {
 		pat = folder
 	}
 	p.Pattern = pat
-	if p.Limit == 0 {
-		p.Limit = GlobDefaultLimit
-	}
-	if p.Limit < 1 || p.Limit > GlobMaxLimit {
-		return tool.Errorf(tool.CodeInvalidArgs, "limit %d: use 1 to %d", p.Limit, GlobMaxLimit)
-	}
-	if p.Sort == "" {
-		p.Sort = SortPath
-	}
-	if p.Sort != SortPath && p.Sort != SortModified {
-		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", p.Sort)
-	}
-	return nil
+	return normalizeLimitSort(&p.Limit, GlobDefaultLimit, GlobMaxLimit, &p.Sort)
 }
 
 // specific reports whether a pattern names a folder or file beyond wildcards:

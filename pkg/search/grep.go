@@ -178,17 +178,22 @@ func normalizeGrep(p *GrepParams) error {
 			Message: fmt.Sprintf("context lines need content mode, not %s mode", p.Mode)}).
 			WithHint("pass --mode content with --context, or drop --context")
 	}
-	if p.Limit == 0 {
-		p.Limit = GrepDefaultLimit
+	return normalizeLimitSort(&p.Limit, GrepDefaultLimit, GrepMaxLimit, &p.Sort)
+}
+
+// normalizeLimitSort fills in the default limit and order, and checks them.
+func normalizeLimitSort(limit *int, def, most int, sort *string) error {
+	if *limit == 0 {
+		*limit = def
 	}
-	if p.Limit < 1 || p.Limit > GrepMaxLimit {
-		return tool.Errorf(tool.CodeInvalidArgs, "limit %d: use 1 to %d", p.Limit, GrepMaxLimit)
+	if *limit < 1 || *limit > most {
+		return tool.Errorf(tool.CodeInvalidArgs, "limit %d: use 1 to %d", *limit, most)
 	}
-	if p.Sort == "" {
-		p.Sort = SortPath
+	if *sort == "" {
+		*sort = SortPath
 	}
-	if p.Sort != SortPath && p.Sort != SortModified {
-		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", p.Sort)
+	if *sort != SortPath && *sort != SortModified {
+		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", *sort)
 	}
 	return nil
 }
