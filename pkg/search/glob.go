@@ -142,11 +142,7 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 	g.walk = newWalker(t.base, t.git, n, g)
 	g.walk.useIgnore = !lift
 	g.walk.wantDirs = p.Type == TypeDir
-	if lift && !slices.Contains(strings.Split(p.Pattern, "/"), ".git") {
-		g.walk.skipGit = true
-	} else if lift {
-		g.walk.skipGit = false
-	}
+	g.walk.skipGit = !lift || !slices.Contains(strings.Split(p.Pattern, "/"), ".git")
 	complete := g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	return g.result(complete, lift), nil
 }
