@@ -64,6 +64,15 @@ func TestSensitiveFilesNeverSearched(t *testing.T) {
 	if len(res.Paths) != 0 || res.Skipped.Sensitive == 0 {
 		t.Errorf("glob .env*: %v, skipped %+v", res.Paths, res.Skipped)
 	}
+	// A workspace inside a secret folder is a secret folder too.
+	inside := filepath.Join(t.TempDir(), ".ssh", "sub")
+	writeFiles(t, inside, map[string]string{"creds": "needle"})
+	if _, err := Grep(context.Background(), &tool.Env{Root: inside}, GrepParams{Pattern: "needle"}); errorCode(err) != tool.CodeDenied {
+		t.Errorf("grep in a workspace inside .ssh/: %v, want denied", err)
+	}
+	if _, err := Glob(context.Background(), &tool.Env{Root: inside}, GlobParams{Pattern: "**"}); errorCode(err) != tool.CodeDenied {
+		t.Errorf("glob in a workspace inside .ssh/: %v, want denied", err)
+	}
 	// Naming a secret explicitly is refused, not answered with "no match".
 	for _, path := range []string{".env", "config/server.pem", ".ssh", "app/.aws/credentials"} {
 		_, err := Grep(context.Background(), env, GrepParams{Pattern: "needle", Path: path})

@@ -69,13 +69,14 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 	t.isFile = !fi.IsDir()
 	// A path named explicitly is followed if it is a symlink, so the
 	// target is checked too: "notes.txt -> ~/.ssh/id_rsa" is a secret.
+	// The whole absolute path is checked: a workspace inside ~/.ssh/ is
+	// inside a secret folder, as the walk from above would judge it.
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		real = abs
 	}
 	for _, p := range []string{abs, real} {
-		disp := displayPath(env.Root, p)
-		if sensitive.MatchPath(filepath.ToSlash(disp), !t.isFile) || sensitive.MatchName(filepath.Base(p), !t.isFile) {
+		if sensitive.MatchPath(filepath.ToSlash(p), !t.isFile) {
 			return nil, &tool.Error{Code: tool.CodeDenied,
 				Message: fmt.Sprintf("%s is a sensitive path (keys, credentials or tokens): search never reads it", path),
 				Hint:    "search another path; the list of sensitive names is in mcode's README (\"Sensitive files\")"}
