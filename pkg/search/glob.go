@@ -215,7 +215,7 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 		hints = append(hints, fmt.Sprintf("the pattern is anchored at the searched folder (%s): %q matches at any depth", res.Path, "**/"+p.Pattern))
 	}
 	if res.Truncated {
-		hints = append(hints, fmt.Sprintf("showing %d of %d: pass --limit (up to %d) or a narrower pattern or path", res.Count, res.Total, GlobMaxLimit))
+		hints = append(hints, fmt.Sprintf("showing %d of %s: pass --limit (up to %d) or a narrower pattern or path", res.Count, totalText(res.Total, res.AtLeast), GlobMaxLimit))
 	}
 	if res.Skipped.Ignored > 0 && !lift {
 		hints = append(hints, "ignored paths are not listed: pass --include-ignored with a pattern that names the folder (e.g. "+ignoredExample(res.IgnoredDirs)+") to list them")
@@ -245,11 +245,7 @@ func (res *GlobResult) render() string {
 	if res.Total == 0 {
 		fmt.Fprintf(&b, "No %ss match %q in %s", kind, res.Pattern, res.Path)
 	} else {
-		atLeast := ""
-		if res.AtLeast {
-			atLeast = "at least "
-		}
-		fmt.Fprintf(&b, "[%s%d %s%s", atLeast, res.Total, kind, plural(res.Total))
+		fmt.Fprintf(&b, "[%s %s%s", totalText(res.Total, res.AtLeast), kind, plural(res.Total))
 		if res.Truncated {
 			fmt.Fprintf(&b, ", showing %d", res.Count)
 		}

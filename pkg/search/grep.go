@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -509,7 +510,7 @@ func (g *grepRun) hint(res *GrepResult, passed int) string {
 	}
 	if res.Truncated {
 		if p.Limit < GrepMaxLimit {
-			hints = append(hints, fmt.Sprintf("showing %d of %d: pass --limit %d (up to %d) or narrow the pattern, path or --glob", res.Count, res.Total, min(GrepMaxLimit, max(p.Limit*2, res.Total)), GrepMaxLimit))
+			hints = append(hints, fmt.Sprintf("showing %d of %s: pass --limit %d (up to %d) or narrow the pattern, path or --glob", res.Count, totalText(res.Total, res.AtLeast), min(GrepMaxLimit, max(p.Limit*2, res.Total)), GrepMaxLimit))
 		} else {
 			hints = append(hints, "narrow the pattern, path or --glob to see the rest")
 		}
@@ -597,11 +598,7 @@ func (res *GrepResult) summary(p GrepParams) string {
 	case res.Total == 0:
 		fmt.Fprintf(&b, "No matches for %q in %s", p.Pattern, res.Path)
 	default:
-		atLeast := ""
-		if res.AtLeast {
-			atLeast = "at least "
-		}
-		fmt.Fprintf(&b, "[%s%d %s%s", atLeast, res.Total, unit, plural(res.Total))
+		fmt.Fprintf(&b, "[%s %s%s", totalText(res.Total, res.AtLeast), unit, plural(res.Total))
 		if res.Truncated {
 			fmt.Fprintf(&b, ", showing %d", res.Count)
 		}
@@ -652,6 +649,15 @@ func (s Skipped) describe(dirs []string, maxSize int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// totalText is a total as a hint quotes it: "at least N" when the search
+// stopped early.
+func totalText(total int, atLeast bool) string {
+	if atLeast {
+		return fmt.Sprintf("at least %d", total)
+	}
+	return strconv.Itoa(total)
 }
 
 func plural(n int) string {

@@ -497,3 +497,17 @@ func TestLimitKeepsTheFirstEntries(t *testing.T) {
 		}
 	}
 }
+
+// A search cut short knows only a lower bound, and its hint says so.
+func TestPartialHintSaysAtLeast(t *testing.T) {
+	g := &globRun{p: GlobParams{Pattern: "**", Limit: 1, Sort: SortPath, Type: TypeFile}, t: &target{display: "."}, walk: &walker{},
+		workers: []globWorker{{total: 5, top: topHits{hits: []fileHit{{rel: "a"}, {rel: "b"}}}}}}
+	if res := g.result(false, false); !strings.Contains(res.Hint, "showing 1 of at least 5") {
+		t.Errorf("glob hint %q", res.Hint)
+	}
+	gr := &grepRun{p: GrepParams{Pattern: "x", Mode: ModeFiles, Limit: 1, Sort: SortPath}, t: &target{display: "."}, walk: &walker{},
+		workers: []grepWorker{{matchFiles: 5, searched: 5, top: topHits{hits: []fileHit{{rel: "a", count: 1}, {rel: "b", count: 1}}}}}}
+	if res := gr.result(false); !strings.Contains(res.Hint, "showing 1 of at least 5") {
+		t.Errorf("grep hint %q", res.Hint)
+	}
+}
