@@ -148,6 +148,9 @@ func newWalker(base string, git gitEnv, n int, v visitor) *walker {
 // ends; it reports whether the walk was complete.
 func (w *walker) run(ctx context.Context, start dirJob) bool {
 	w.stack = append(w.stack, start)
+	// AfterFunc runs in a goroutine of its own even when ctx is already
+	// done, which a small walk can outrun: a spent ctx stops it here.
+	w.stop.Store(ctx.Err() != nil)
 	stopWatch := context.AfterFunc(ctx, func() {
 		w.stop.Store(true)
 		w.mu.Lock()
