@@ -29,6 +29,9 @@ const (
 // to search with grep, is often far over MaxFileSize.
 const MaxNamedFileSize = 256 << 20
 
+// scanChunk is how much of a file is scanned between checks for a stop.
+const scanChunk = 4 << 20
+
 // Grep modes and sort orders.
 const (
 	ModeFiles   = "files"
@@ -227,9 +230,9 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	}
 	g.walk = newWalker(t.base, t.git, n, g)
 	g.walk.useIgnore = !p.NoIgnore
-	complete := true
+	var complete bool
 	if t.isFile {
-		g.searchOne()
+		complete = g.walk.within(ctx, g.searchOne)
 	} else {
 		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	}
@@ -285,18 +288,32 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int6
 	hit := fileHit{rel: rel, mtime: info.mtime}
 	store := g.p.Mode != ModeContent || gw.top.wants(&hit, g.p.Sort)
 	line, last := 1, 0
-	g.m.eachLine(data, gw.st, func(ls, le int) bool {
-		hit.count++
-		if g.p.Mode == ModeFiles {
-			return false
+	more := true
+	// A file is scanned in chunks of whole lines so that a stop (time
+	// limit, interrupt) is seen within a named file of MaxNamedFileSize.
+	for from := 0; more && from < len(data) && !g.walk.stop.Load(); {
+		to := len(data)
+		if !g.p.Multiline && to-from > scanChunk {
+			if i := bytes.IndexByte(data[from+scanChunk:], '\n'); i >= 0 {
+				to = from + scanChunk + i + 1
+			}
 		}
-		if g.p.Mode == ModeContent && store && len(hit.lines) < g.p.Limit {
-			line += bytes.Count(data[last:ls], []byte{'\n'})
-			last = ls
-			hit.lines = append(hit.lines, g.matchAt(data, ls, le, line))
-		}
-		return true
-	})
+		g.m.eachLine(data[from:to], gw.st, func(ls, le int) bool {
+			ls, le = from+ls, from+le
+			hit.count++
+			if g.p.Mode == ModeFiles {
+				more = false
+				return false
+			}
+			if g.p.Mode == ModeContent && store && len(hit.lines) < g.p.Limit {
+				line += bytes.Count(data[last:ls], []byte{'\n'})
+				last = ls
+				hit.lines = append(hit.lines, g.matchAt(data, ls, le, line))
+			}
+			return true
+		})
+		from = to
+	}
 	if hit.count == 0 {
 		return
 	}

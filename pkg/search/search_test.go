@@ -371,6 +371,14 @@ func TestCancelledSearchIsPartial(t *testing.T) {
 	if err != nil || !res.Partial || !res.AtLeast {
 		t.Fatalf("cancelled grep: %+v %v", res, err)
 	}
+	// A named file up to MaxNamedFileSize takes seconds to scan with a
+	// costly regex: the time limit stops it too.
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"big.txt": strings.Repeat("a needle line\n", 1<<17)})
+	res, err = Grep(ctx, &tool.Env{Root: dir}, GrepParams{Pattern: "needle", Path: "big.txt", Mode: ModeCount})
+	if err != nil || !res.Partial || !res.AtLeast {
+		t.Errorf("cancelled grep of a named file: %+v %v", res, err)
+	}
 	// Through the tool: partial results come with a timeout error.
 	ctx, cancel = context.WithTimeout(context.Background(), time.Nanosecond)
 	defer cancel()

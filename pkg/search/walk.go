@@ -148,6 +148,12 @@ func newWalker(base string, git gitEnv, n int, v visitor) *walker {
 // ends; it reports whether the walk was complete.
 func (w *walker) run(ctx context.Context, start dirJob) bool {
 	w.stack = append(w.stack, start)
+	return w.within(ctx, w.work)
+}
+
+// within runs fn, setting w.stop when ctx ends; it reports whether fn
+// ran to its end unstopped.
+func (w *walker) within(ctx context.Context, fn func()) bool {
 	// AfterFunc runs in a goroutine of its own even when ctx is already
 	// done, which a small walk can outrun: a spent ctx stops it here.
 	w.stop.Store(ctx.Err() != nil)
@@ -158,6 +164,12 @@ func (w *walker) run(ctx context.Context, start dirJob) bool {
 		w.mu.Unlock()
 	})
 	defer stopWatch()
+	fn()
+	return !w.stop.Load()
+}
+
+// work runs the workers until the stack is empty or the walk stops.
+func (w *walker) work() {
 	var wg sync.WaitGroup
 	for _, wk := range w.workers {
 		wg.Add(1)
@@ -174,7 +186,6 @@ func (w *walker) run(ctx context.Context, start dirJob) bool {
 		}()
 	}
 	wg.Wait()
-	return !w.stop.Load()
 }
 
 func (w *walker) pop() (dirJob, bool) {
