@@ -111,7 +111,7 @@ search_corpus() {
 # node_modules/ and .git/ here), and pkg/sensitive's list.
 rg_walk=(--hidden -g '!node_modules/' -g '!.git/')
 for g in '.env*' '*.pem' '*.key' '*.p12' '*.pfx' '*.jks' '*.keystore' '*.ppk' '*.kdbx' 'id_rsa*' 'id_dsa*' 'id_ecdsa*' 'id_ed25519*' \
-  .netrc _netrc .npmrc .pypirc .pgpass .git-credentials .htpasswd .dockercfg .ssh/ .aws/ .gnupg/ .azure/; do
+  .netrc _netrc .npmrc .pypirc .pgpass .git-credentials .htpasswd .dockercfg .vault-token .terraformrc .ssh/ .aws/ .gnupg/ .azure/ .kube/; do
   rg_walk+=(--iglob "!$g")
 done
 rg_rules=(--max-filesize 1M "${rg_walk[@]}")

@@ -124,6 +124,7 @@ func fixture(t *testing.T) (string, string) {
 		"Makefile":                 "all:\n\techo needle\n",
 		"case/UPPER.TXT":           "NEEDLE upper\n",
 		"multi.txt":                "foo\nbar\nfoo bar\nbaz foo_bar(x)\n",
+		"sparse.txt":               "1\n2\nmatch 3\n4\n5\n6\n7\n8\n9\n10\nmatch 11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n21\nmatch 22\n23\n24\n",
 	})
 	if err := os.WriteFile(filepath.Join(root, "bin.dat"), []byte("needle\x00\x01\x02binary"), 0o644); err != nil {
 		t.Fatal(err)
@@ -391,6 +392,8 @@ func TestContentRenderingMatchesRipgrep(t *testing.T) {
 		{"multi.txt", "foo", 2, false},
 		{"src/main.go", "needle|package", 1, false},
 		{"docs/readme.md", "e", 0, false},
+		{"sparse.txt", "match", 3, false},
+		{"sparse.txt", "match", 20, false},
 	} {
 		res := grep(t, testEnv(root, home), GrepParams{Pattern: c.pattern, Path: c.path, Mode: ModeContent, Context: c.context, Multiline: c.multiline})
 		out, _ := res.render()

@@ -12,8 +12,7 @@ import (
 // registration costs a syscall per regular file) and path lookups from /.
 
 type dirHandle struct {
-	fd   int
-	path string
+	fd int
 }
 
 func openDirHandle(path string) (dirHandle, error) {
@@ -24,7 +23,7 @@ func openDirHandle(path string) (dirHandle, error) {
 	if err != nil {
 		return dirHandle{fd: -1}, err
 	}
-	return dirHandle{fd: fd, path: path}, nil
+	return dirHandle{fd: fd}, nil
 }
 
 func (d dirHandle) close() { _ = unix.Close(d.fd) }

@@ -58,15 +58,9 @@ type GlobResult struct {
 	Hint           string      `json:"hint,omitempty"`
 }
 
-type globHit struct {
-	rel   string
-	mtime int64
-}
-
 type globWorker struct {
-	hits   []globHit
-	cutoff *globHit
-	total  int
+	top   topHits
+	total int
 }
 
 type globRun struct {
@@ -92,26 +86,23 @@ func normalizeGlob(p *GlobParams) error {
 		return (&tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("invalid glob pattern %q: unclosed [ or {, or a trailing \\", p.Pattern)}).
 			WithHint(`use doublestar syntax: * within a folder, ** across folders, ? one character, [abc], {a,b}`)
 	}
-	p.Pattern = pat
-	if p.Limit == 0 {
-		p.Limit = GlobDefaultLimit
-	}
-	if p.Limit < 1 || p.Limit > GlobMaxLimit {
-		return tool.Errorf(tool.CodeInvalidArgs, "limit %d: use 1 to %d", p.Limit, GlobMaxLimit)
-	}
-	if p.Sort == "" {
-		p.Sort = SortPath
-	}
-	if p.Sort != SortPath && p.Sort != SortModified {
-		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", p.Sort)
-	}
 	if p.Type == "" {
 		p.Type = TypeFile
 	}
 	if p.Type != TypeFile && p.Type != TypeDir {
 		return tool.Errorf(tool.CodeInvalidArgs, "type %q: use file or dir", p.Type)
 	}
-	return nil
+	if strings.HasSuffix(pat, "/") {
+		folder := strings.TrimRight(pat, "/")
+		if p.Type == TypeFile {
+			return (&tool.Error{Code: tool.CodeInvalidArgs,
+				Message: fmt.Sprintf("pattern %q ends in /, which only a folder can match, and type is file", p.Pattern)}).
+				WithHint("pass %q for the files inside, or type dir to list the folders", folder+"/**")
+		}
+		pat = folder
+	}
+	p.Pattern = pat
+	return normalizeLimitSort(&p.Limit, GlobDefaultLimit, GlobMaxLimit, &p.Sort)
 }
 
 // specific reports whether a pattern names a folder or file beyond wildcards:
@@ -151,11 +142,7 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 	g.walk = newWalker(t.base, t.git, n, g)
 	g.walk.useIgnore = !lift
 	g.walk.wantDirs = p.Type == TypeDir
-	if lift && !slices.Contains(strings.Split(p.Pattern, "/"), ".git") {
-		g.walk.skipGit = true
-	} else if lift {
-		g.walk.skipGit = false
-	}
+	g.walk.skipGit = !lift || !slices.Contains(strings.Split(p.Pattern, "/"), ".git")
 	complete := g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	return g.result(complete, lift), nil
 }
@@ -189,38 +176,19 @@ func (g *globRun) dir(wk *worker, d dirHandle, rel, name string) {
 func (g *globRun) add(wk *worker, d dirHandle, rel, name string) {
 	gw := &g.workers[wk.id]
 	gw.total++
-	h := globHit{rel: rel}
+	h := fileHit{rel: rel}
 	if g.p.Sort == SortModified {
 		_, h.mtime, _, _ = d.lstat(name)
 	}
-	if gw.cutoff != nil && globLess(&h, gw.cutoff, g.p.Sort) >= 0 {
-		return
-	}
-	gw.hits = append(gw.hits, h)
-	if len(gw.hits) > 4*g.p.Limit {
-		slices.SortFunc(gw.hits, func(a, b globHit) int { return globLess(&a, &b, g.p.Sort) })
-		gw.hits = gw.hits[:g.p.Limit]
-		cut := gw.hits[len(gw.hits)-1]
-		gw.cutoff = &cut
-	}
-}
-
-func globLess(a, b *globHit, sortBy string) int {
-	if sortBy == SortModified && a.mtime != b.mtime {
-		if a.mtime > b.mtime {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a.rel, b.rel)
+	gw.top.add(h, g.p.Limit, g.p.Sort)
 }
 
 func (g *globRun) result(complete, lift bool) *GlobResult {
 	p := g.p
 	res := &GlobResult{Pattern: p.Pattern, Path: g.t.display, Type: p.Type, Partial: !complete, AtLeast: !complete, IncludeIgnored: lift}
-	var hits []globHit
+	var hits []fileHit
 	for i := range g.workers {
-		hits = append(hits, g.workers[i].hits...)
+		hits = append(hits, g.workers[i].top.hits...)
 		res.Total += g.workers[i].total
 	}
 	var stats walkStats
@@ -229,7 +197,7 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	}
 	res.Skipped = GlobSkipped{Ignored: stats.ignored, Sensitive: stats.sensitive}
 	res.IgnoredDirs = stats.topIgnoredDirs(5)
-	slices.SortFunc(hits, func(a, b globHit) int { return globLess(&a, &b, p.Sort) })
+	slices.SortFunc(hits, func(a, b fileHit) int { return hitLess(&a, &b, p.Sort) })
 	res.Paths = []string{}
 	for _, h := range hits[:min(len(hits), p.Limit)] {
 		res.Paths = append(res.Paths, g.t.show(h.rel))
@@ -237,14 +205,17 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	res.Count = len(res.Paths)
 	res.Truncated = res.Count < res.Total
 	var notes, hints []string
-	if g.t.excluded != "" {
+	if g.t.excluded {
 		notes = append(notes, fmt.Sprintf("%s is excluded by ignore rules or default excludes; listed because it was named explicitly", g.t.display))
 	}
 	if p.IncludeIgnored && !lift {
 		notes = append(notes, fmt.Sprintf("include_ignored applies only to a pattern that names a folder or file (such as node_modules/**/*.js or **/debug.log); ignore rules were kept for %q", p.Pattern))
 	}
+	if res.Total == 0 && !strings.HasPrefix(p.Pattern, "**") {
+		hints = append(hints, fmt.Sprintf("the pattern is anchored at the searched folder (%s): %q matches at any depth", res.Path, "**/"+p.Pattern))
+	}
 	if res.Truncated {
-		hints = append(hints, fmt.Sprintf("showing %d of %d: pass --limit (up to %d) or a narrower pattern or path", res.Count, res.Total, GlobMaxLimit))
+		hints = append(hints, fmt.Sprintf("showing %d of %s: pass --limit (up to %d) or a narrower pattern or path", res.Count, totalText(res.Total, res.AtLeast), GlobMaxLimit))
 	}
 	if res.Skipped.Ignored > 0 && !lift {
 		hints = append(hints, "ignored paths are not listed: pass --include-ignored with a pattern that names the folder (e.g. "+ignoredExample(res.IgnoredDirs)+") to list them")
@@ -264,7 +235,7 @@ func ignoredExample(dirs []string) string {
 func (res *GlobResult) render() string {
 	var b strings.Builder
 	for _, p := range res.Paths {
-		b.WriteString(p)
+		b.WriteString(textPath(p))
 		b.WriteByte('\n')
 	}
 	kind := "file"
@@ -274,17 +245,13 @@ func (res *GlobResult) render() string {
 	if res.Total == 0 {
 		fmt.Fprintf(&b, "No %ss match %q in %s", kind, res.Pattern, res.Path)
 	} else {
-		atLeast := ""
-		if res.AtLeast {
-			atLeast = "at least "
-		}
-		fmt.Fprintf(&b, "[%s%d %s%s", atLeast, res.Total, kind, plural(res.Total))
+		fmt.Fprintf(&b, "[%s %s%s", totalText(res.Total, res.AtLeast), kind, plural(res.Total))
 		if res.Truncated {
 			fmt.Fprintf(&b, ", showing %d", res.Count)
 		}
 		b.WriteString("]")
 	}
-	if s := (Skipped{Ignored: res.Skipped.Ignored, Sensitive: res.Skipped.Sensitive}).describe(res.IgnoredDirs); s != "" {
+	if s := (Skipped{Ignored: res.Skipped.Ignored, Sensitive: res.Skipped.Sensitive}).describe(res.IgnoredDirs, MaxFileSize); s != "" {
 		b.WriteString(" (skipped " + s + ")")
 	}
 	if res.Partial {

@@ -50,28 +50,23 @@ func newGlobFilter(globs []string) (*globFilter, error) {
 
 // file reports whether a file passes.
 func (f *globFilter) file(rel, name string) bool {
-	if f == nil {
-		return true
-	}
-	for i := len(f.patterns) - 1; i >= 0; i-- {
-		if f.patterns[i].match(rel, name, false) {
-			return !f.patterns[i].negate
-		}
-	}
-	return !f.anyPos
+	return f == nil || f.pass(rel, name, false, !f.anyPos)
 }
 
 // dir reports whether a folder is entered: only an excluding glob prunes.
 func (f *globFilter) dir(rel, name string) bool {
-	if f == nil {
-		return true
-	}
+	return f == nil || f.pass(rel, name, true, true)
+}
+
+// pass applies the last glob that matches; unmatched is the answer when
+// none does.
+func (f *globFilter) pass(rel, name string, isDir, unmatched bool) bool {
 	for i := len(f.patterns) - 1; i >= 0; i-- {
-		if f.patterns[i].match(rel, name, true) {
+		if f.patterns[i].match(rel, name, isDir) {
 			return !f.patterns[i].negate
 		}
 	}
-	return true
+	return unmatched
 }
 
 // expandBraces expands "{a,b}" alternatives (nested ones too).

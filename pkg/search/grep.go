@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -17,11 +18,19 @@ const (
 	GrepDefaultLimit   = 100
 	GrepMaxLimit       = 10000
 	GrepMaxOutputBytes = 16 << 10 // content mode text cap
-	MaxFileSize        = 1 << 20  // larger files are skipped
+	MaxFileSize        = 1 << 20  // larger files are skipped by the walk
 	MaxLineChars       = 500      // longer lines are clipped around the match
 	MaxContext         = 20
 	BinaryProbeBytes   = 64 << 10 // a NUL in this first block makes a file binary
 )
+
+// MaxNamedFileSize bounds a file named as the path: the caller asked for
+// it, and bash's spooled output (256 MiB by default), which its hint says
+// to search with grep, is often far over MaxFileSize.
+const MaxNamedFileSize = 256 << 20
+
+// scanChunk is how much of a file is scanned between checks for a stop.
+const scanChunk = 4 << 20
 
 // Grep modes and sort orders.
 const (
@@ -89,9 +98,10 @@ type FileCount struct {
 type Skipped struct {
 	Ignored    int `json:"ignored"`    // files and folders excluded by ignore rules or default excludes
 	Sensitive  int `json:"sensitive"`  // secrets: never searched
-	TooLarge   int `json:"too_large"`  // over MaxFileSize
+	TooLarge   int `json:"too_large"`  // over MaxFileSize (MaxNamedFileSize for a file named as the path)
 	Binary     int `json:"binary"`     // a NUL byte in the first block
 	Unreadable int `json:"unreadable"` // permission denied, vanished, special files
+	Symlinks   int `json:"symlinks"`   // never followed: their targets are searched where they live
 }
 
 // GrepResult is grep's structured answer.
@@ -114,10 +124,12 @@ type GrepResult struct {
 	Note          string      `json:"note,omitempty"`
 	Hint          string      `json:"hint,omitempty"`
 
-	p GrepParams // as normalized, for rendering
+	p       GrepParams // as normalized, for rendering
+	maxSize int        // the size over which a file was skipped
 }
 
-// fileHit is one matching file while the search runs.
+// fileHit is one matching file (or, for glob, one path) while the
+// search runs.
 type fileHit struct {
 	rel   string
 	mtime int64
@@ -125,15 +137,18 @@ type fileHit struct {
 	lines []Match // content mode: the first matches, with context
 }
 
+// entries is how many entries of the answer a hit fills: its lines in
+// content mode, else one.
+func (h *fileHit) entries() int { return max(1, len(h.lines)) }
+
 type grepWorker struct {
 	st         *scanState
-	hits       []fileHit
-	stored     int // entries held in hits (files, or lines in content mode)
-	cutoff     *fileHit
+	top        topHits
 	searched   int
 	binary     int
 	tooLarge   int
 	unreadable int
+	symlinks   int
 	matchLines int
 	matchFiles int
 }
@@ -167,17 +182,22 @@ func normalizeGrep(p *GrepParams) error {
 			Message: fmt.Sprintf("context lines need content mode, not %s mode", p.Mode)}).
 			WithHint("pass --mode content with --context, or drop --context")
 	}
-	if p.Limit == 0 {
-		p.Limit = GrepDefaultLimit
+	return normalizeLimitSort(&p.Limit, GrepDefaultLimit, GrepMaxLimit, &p.Sort)
+}
+
+// normalizeLimitSort fills in the default limit and order, and checks them.
+func normalizeLimitSort(limit *int, def, most int, sort *string) error {
+	if *limit == 0 {
+		*limit = def
 	}
-	if p.Limit < 1 || p.Limit > GrepMaxLimit {
-		return tool.Errorf(tool.CodeInvalidArgs, "limit %d: use 1 to %d", p.Limit, GrepMaxLimit)
+	if *limit < 1 || *limit > most {
+		return tool.Errorf(tool.CodeInvalidArgs, "limit %d: use 1 to %d", *limit, most)
 	}
-	if p.Sort == "" {
-		p.Sort = SortPath
+	if *sort == "" {
+		*sort = SortPath
 	}
-	if p.Sort != SortPath && p.Sort != SortModified {
-		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", p.Sort)
+	if *sort != SortPath && *sort != SortModified {
+		return tool.Errorf(tool.CodeInvalidArgs, "sort %q: use path or modified", *sort)
 	}
 	return nil
 }
@@ -210,9 +230,9 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	}
 	g.walk = newWalker(t.base, t.git, n, g)
 	g.walk.useIgnore = !p.NoIgnore
-	complete := true
+	var complete bool
 	if t.isFile {
-		g.searchOne()
+		complete = g.walk.within(ctx, g.searchOne)
 	} else {
 		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	}
@@ -228,7 +248,7 @@ func (g *grepRun) searchOne() {
 		return
 	}
 	defer d.close()
-	g.search(wk, d, joinRel(g.t.rel, g.t.file), g.t.file)
+	g.search(wk, d, joinRel(g.t.rel, g.t.file), g.t.file, MaxNamedFileSize)
 }
 
 func (g *grepRun) dir(*worker, dirHandle, string, string) {}
@@ -243,14 +263,15 @@ func (g *grepRun) wantFile(rel, name string) bool {
 
 func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {
 	if typ != typeFile {
-		return // symlinks are not followed, as ripgrep does: their targets are searched where they live
+		g.workers[wk.id].symlinks++ // not followed, as ripgrep does: their targets are searched where they live
+		return
 	}
-	g.search(wk, d, rel, name)
+	g.search(wk, d, rel, name, MaxFileSize)
 }
 
-func (g *grepRun) search(wk *worker, d dirHandle, rel, name string) {
+func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int64) {
 	gw := &g.workers[wk.id]
-	data, buf, info, err := d.readFile(name, wk.fileBuf, MaxFileSize, g.p.Sort == SortModified)
+	data, buf, info, err := d.readFile(name, wk.fileBuf, maxSize, g.p.Sort == SortModified)
 	wk.fileBuf = buf
 	switch {
 	case err != nil || info.typ != typeFile:
@@ -265,26 +286,40 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string) {
 	}
 	gw.searched++
 	hit := fileHit{rel: rel, mtime: info.mtime}
-	store := g.p.Mode != ModeContent || gw.wants(&hit, g.p.Sort)
+	store := g.p.Mode != ModeContent || gw.top.wants(&hit, g.p.Sort)
 	line, last := 1, 0
-	g.m.eachLine(data, gw.st, func(ls, le int) bool {
-		hit.count++
-		if g.p.Mode == ModeFiles {
-			return false
+	more := true
+	// A file is scanned in chunks of whole lines so that a stop (time
+	// limit, interrupt) is seen within a named file of MaxNamedFileSize.
+	for from := 0; more && from < len(data) && !g.walk.stop.Load(); {
+		to := len(data)
+		if !g.p.Multiline && to-from > scanChunk {
+			if i := bytes.IndexByte(data[from+scanChunk:], '\n'); i >= 0 {
+				to = from + scanChunk + i + 1
+			}
 		}
-		if g.p.Mode == ModeContent && store && len(hit.lines) < g.p.Limit {
-			line += bytes.Count(data[last:ls], []byte{'\n'})
-			last = ls
-			hit.lines = append(hit.lines, g.matchAt(data, ls, le, line))
-		}
-		return true
-	})
+		g.m.eachLine(data[from:to], gw.st, func(ls, le int) bool {
+			ls, le = from+ls, from+le
+			hit.count++
+			if g.p.Mode == ModeFiles {
+				more = false
+				return false
+			}
+			if g.p.Mode == ModeContent && store && len(hit.lines) < g.p.Limit {
+				line += bytes.Count(data[last:ls], []byte{'\n'})
+				last = ls
+				hit.lines = append(hit.lines, g.matchAt(data, ls, le, line))
+			}
+			return true
+		})
+		from = to
+	}
 	if hit.count == 0 {
 		return
 	}
 	gw.matchFiles++
 	gw.matchLines += hit.count
-	gw.add(hit, g.p)
+	gw.top.add(hit, g.p.Limit, g.p.Sort)
 }
 
 // matchAt renders one matching line and its context.
@@ -370,55 +405,62 @@ func hitLess(a, b *fileHit, sortBy string) int {
 	return strings.Compare(a.rel, b.rel)
 }
 
-// wants reports whether a hit can still be among the first entries.
-func (gw *grepWorker) wants(h *fileHit, sortBy string) bool {
-	return gw.cutoff == nil || hitLess(h, gw.cutoff, sortBy) < 0
+// topHits is one worker's hits that can still be among the first limit
+// entries of the answer. It is pruned as it grows, so that a worker holds
+// only a few times the limit however many files match.
+type topHits struct {
+	hits   []fileHit
+	stored int      // entries held in hits
+	cutoff *fileHit // hits that sort after this one can no longer be shown
 }
 
-// add keeps a hit if it can still be shown, pruning so that a worker
-// holds only a few times the limit however many files match.
-func (gw *grepWorker) add(h fileHit, p GrepParams) {
-	if !gw.wants(&h, p.Sort) {
+// wants reports whether a hit can still be among the first entries.
+func (t *topHits) wants(h *fileHit, sortBy string) bool {
+	return t.cutoff == nil || hitLess(h, t.cutoff, sortBy) < 0
+}
+
+// add keeps a hit if it can still be shown.
+func (t *topHits) add(h fileHit, limit int, sortBy string) {
+	if !t.wants(&h, sortBy) {
 		return
 	}
-	gw.hits = append(gw.hits, h)
-	gw.stored += entries(&h, p.Mode)
-	if gw.stored <= 4*p.Limit {
+	t.hits = append(t.hits, h)
+	t.stored += h.entries()
+	if t.stored <= 4*limit {
 		return
 	}
-	slices.SortFunc(gw.hits, func(a, b fileHit) int { return hitLess(&a, &b, p.Sort) })
+	slices.SortFunc(t.hits, func(a, b fileHit) int { return hitLess(&a, &b, sortBy) })
 	acc := 0
-	for i := range gw.hits {
-		acc += entries(&gw.hits[i], p.Mode)
-		if acc >= p.Limit {
-			gw.hits = gw.hits[:i+1]
-			cut := gw.hits[i]
-			gw.cutoff = &cut
+	for i := range t.hits {
+		acc += t.hits[i].entries()
+		if acc >= limit {
+			t.hits = t.hits[:i+1]
+			cut := t.hits[i]
+			t.cutoff = &cut
 			break
 		}
 	}
-	gw.stored = acc
-}
-
-func entries(h *fileHit, mode string) int {
-	if mode == ModeContent {
-		return max(1, len(h.lines))
-	}
-	return 1
+	t.stored = acc
 }
 
 func (g *grepRun) result(complete bool) *GrepResult {
 	p := g.p
-	res := &GrepResult{Pattern: p.Pattern, Path: g.t.display, Mode: p.Mode, Partial: !complete, AtLeast: !complete, p: p}
+	res := &GrepResult{Pattern: p.Pattern, Path: g.t.display, Mode: p.Mode, Partial: !complete, AtLeast: !complete, p: p, maxSize: MaxFileSize}
+	if g.t.isFile {
+		res.maxSize = MaxNamedFileSize
+	}
 	var hits []fileHit
 	var stats walkStats
+	passed := 0
 	for i := range g.workers {
 		gw := &g.workers[i]
-		hits = append(hits, gw.hits...)
+		hits = append(hits, gw.top.hits...)
+		passed += gw.searched + gw.binary + gw.tooLarge + gw.unreadable
 		res.FilesSearched += gw.searched
 		res.Skipped.Binary += gw.binary
 		res.Skipped.TooLarge += gw.tooLarge
 		res.Skipped.Unreadable += gw.unreadable
+		res.Skipped.Symlinks += gw.symlinks
 		res.MatchedLines += gw.matchLines
 		if p.Mode == ModeContent {
 			res.Total += gw.matchLines
@@ -465,18 +507,27 @@ func (g *grepRun) result(complete bool) *GrepResult {
 		res.Count = len(res.Matches)
 	}
 	res.Truncated = res.Count < res.Total
-	if g.t.excluded != "" {
+	if g.t.excluded {
 		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
 	}
-	res.Hint = grepHint(res, p)
+	res.Hint = g.hint(res, passed)
 	return res
 }
 
-func grepHint(res *GrepResult, p GrepParams) string {
+// hint says how to see more, or why nothing was searched. passed counts
+// the files that got through the globs.
+func (g *grepRun) hint(res *GrepResult, passed int) string {
+	p := g.p
 	var hints []string
+	if g.t.isFile && res.Skipped.TooLarge > 0 {
+		hints = append(hints, fmt.Sprintf("%s is over %d MiB: read it in ranges with mcode read --offset N --limit M", res.Path, MaxNamedFileSize>>20))
+	}
+	if passed == 0 && g.globs != nil {
+		hints = append(hints, fmt.Sprintf("no file matches --glob %s: globs are relative to the searched folder, and one with a / is anchored there (**/name/** matches at any depth)", strings.Join(p.Glob, " --glob ")))
+	}
 	if res.Truncated {
 		if p.Limit < GrepMaxLimit {
-			hints = append(hints, fmt.Sprintf("showing %d of %d: pass --limit %d (up to %d) or narrow the pattern, path or --glob", res.Count, res.Total, min(GrepMaxLimit, max(p.Limit*2, res.Total)), GrepMaxLimit))
+			hints = append(hints, fmt.Sprintf("showing %d of %s: pass --limit %d (up to %d) or narrow the pattern, path or --glob", res.Count, totalText(res.Total, res.AtLeast), min(GrepMaxLimit, max(p.Limit*2, res.Total)), GrepMaxLimit))
 		} else {
 			hints = append(hints, "narrow the pattern, path or --glob to see the rest")
 		}
@@ -496,38 +547,39 @@ func (res *GrepResult) render() (string, bool) {
 	switch p.Mode {
 	case ModeFiles:
 		for _, f := range res.Files {
-			b.WriteString(f)
+			b.WriteString(textPath(f))
 			b.WriteByte('\n')
 		}
 	case ModeCount:
 		for _, c := range res.Counts {
-			fmt.Fprintf(&b, "%s:%d\n", c.Path, c.Count)
+			fmt.Fprintf(&b, "%s:%d\n", textPath(c.Path), c.Count)
 		}
 	case ModeContent:
 		shown := 0
 		prevPath, prevLine := "", 0
 		for i, m := range res.Matches {
 			var chunk strings.Builder
+			path := textPath(m.Path)
 			first := m.Line - len(m.Before)
 			if p.Context > 0 && shown > 0 && (m.Path != prevPath || first > prevLine+1) {
 				chunk.WriteString("--\n")
 			}
 			for j, t := range m.Before {
 				if n := first + j; m.Path != prevPath || n > prevLine {
-					fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
+					fmt.Fprintf(&chunk, "%s-%d-%s\n", path, n, t)
 				}
 			}
 			span := strings.Split(m.Text, "\n")
 			for j, t := range span {
-				fmt.Fprintf(&chunk, "%s:%d:%s\n", m.Path, m.Line+j, t)
+				fmt.Fprintf(&chunk, "%s:%d:%s\n", path, m.Line+j, t)
 			}
 			last := m.Line + len(span) - 1
-			for j, t := range m.After {
-				n := last + 1 + j
+			for _, t := range m.After {
+				n := last + 1
 				if i+1 < len(res.Matches) && res.Matches[i+1].Path == m.Path && n >= res.Matches[i+1].Line {
 					break // the next match prints this line
 				}
-				fmt.Fprintf(&chunk, "%s-%d-%s\n", m.Path, n, t)
+				fmt.Fprintf(&chunk, "%s-%d-%s\n", path, n, t)
 				last = n
 			}
 			if b.Len()+chunk.Len() > GrepMaxOutputBytes {
@@ -557,24 +609,28 @@ func (res *GrepResult) summary(p GrepParams) string {
 	if p.Multiline && p.Mode == ModeContent {
 		unit = "match"
 	}
-	if res.Total == 0 {
+	switch {
+	case res.Total == 0 && res.FilesSearched == 0:
+		fmt.Fprintf(&b, "No file was searched for %q in %s", p.Pattern, res.Path)
+	case res.Total == 0:
 		fmt.Fprintf(&b, "No matches for %q in %s", p.Pattern, res.Path)
-	} else {
-		atLeast := ""
-		if res.AtLeast {
-			atLeast = "at least "
-		}
-		fmt.Fprintf(&b, "[%s%d %s%s", atLeast, res.Total, unit, plural(res.Total))
+	default:
+		fmt.Fprintf(&b, "[%s %s%s", totalText(res.Total, res.AtLeast), unit, plural(res.Total))
 		if res.Truncated {
 			fmt.Fprintf(&b, ", showing %d", res.Count)
 		}
 		b.WriteString("]")
 	}
-	fmt.Fprintf(&b, " (searched %d file%s", res.FilesSearched, plural(res.FilesSearched))
-	if s := res.Skipped.describe(res.IgnoredDirs); s != "" {
-		b.WriteString("; skipped " + s)
+	var facts []string
+	if res.FilesSearched > 0 || res.Total > 0 {
+		facts = append(facts, fmt.Sprintf("searched %d file%s", res.FilesSearched, plural(res.FilesSearched)))
 	}
-	b.WriteString(")")
+	if s := res.Skipped.describe(res.IgnoredDirs, res.maxSize); s != "" {
+		facts = append(facts, "skipped "+s)
+	}
+	if len(facts) > 0 {
+		b.WriteString(" (" + strings.Join(facts, "; ") + ")")
+	}
 	if res.Partial {
 		b.WriteString("\nThe search was cut short: results are partial.")
 	}
@@ -588,7 +644,7 @@ func (res *GrepResult) summary(p GrepParams) string {
 	return b.String()
 }
 
-func (s Skipped) describe(dirs []string) string {
+func (s Skipped) describe(dirs []string, maxSize int) string {
 	var parts []string
 	if s.Ignored > 0 {
 		part := fmt.Sprintf("%d ignored", s.Ignored)
@@ -604,12 +660,21 @@ func (s Skipped) describe(dirs []string) string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{s.Sensitive, "sensitive"}, {s.TooLarge, fmt.Sprintf("over %d MiB", MaxFileSize>>20)}, {s.Binary, "binary"}, {s.Unreadable, "unreadable"}} {
+	}{{s.Sensitive, "sensitive"}, {s.TooLarge, fmt.Sprintf("over %d MiB", maxSize>>20)}, {s.Binary, "binary"}, {s.Unreadable, "unreadable"}, {s.Symlinks, "symlink" + plural(s.Symlinks) + " (not followed)"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// totalText is a total as a hint quotes it: "at least N" when the search
+// stopped early.
+func totalText(total int, atLeast bool) string {
+	if atLeast {
+		return fmt.Sprintf("at least %d", total)
+	}
+	return strconv.Itoa(total)
 }
 
 func plural(n int) string {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"strings"
 )
 
@@ -124,7 +125,7 @@ func parseRules(base, source string, data []byte, git bool) *ruleSet {
 	rs := &ruleSet{base: base, source: source, git: git}
 	for len(data) > 0 {
 		var line []byte
-		if i := indexNL(data); i >= 0 {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
 		} else {
 			line, data = data, nil
@@ -137,15 +138,6 @@ func parseRules(base, source string, data []byte, git bool) *ruleSet {
 		return nil
 	}
 	return rs
-}
-
-func indexNL(b []byte) int {
-	for i, c := range b {
-		if c == '\n' {
-			return i
-		}
-	}
-	return -1
 }
 
 // decide returns +1 (ignored), -1 (re-included) or 0 (no pattern matched)

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,6 +64,15 @@ func TestSensitiveFilesNeverSearched(t *testing.T) {
 	if len(res.Paths) != 0 || res.Skipped.Sensitive == 0 {
 		t.Errorf("glob .env*: %v, skipped %+v", res.Paths, res.Skipped)
 	}
+	// A workspace inside a secret folder is a secret folder too.
+	inside := filepath.Join(t.TempDir(), ".ssh", "sub")
+	writeFiles(t, inside, map[string]string{"creds": "needle"})
+	if _, err := Grep(context.Background(), &tool.Env{Root: inside}, GrepParams{Pattern: "needle"}); errorCode(err) != tool.CodeDenied {
+		t.Errorf("grep in a workspace inside .ssh/: %v, want denied", err)
+	}
+	if _, err := Glob(context.Background(), &tool.Env{Root: inside}, GlobParams{Pattern: "**"}); errorCode(err) != tool.CodeDenied {
+		t.Errorf("glob in a workspace inside .ssh/: %v, want denied", err)
+	}
 	// Naming a secret explicitly is refused, not answered with "no match".
 	for _, path := range []string{".env", "config/server.pem", ".ssh", "app/.aws/credentials"} {
 		_, err := Grep(context.Background(), env, GrepParams{Pattern: "needle", Path: path})
@@ -86,6 +96,15 @@ func TestExplicitIgnoredPathIsSearched(t *testing.T) {
 	res = grep(t, env, GrepParams{Pattern: "needle", Path: "src"})
 	if slices.Contains(res.Files, "src/a.gen.go") || !slices.Contains(res.Files, "src/main.go") || !slices.Contains(res.Files, "src/important.gen.go") {
 		t.Errorf("grep in src: %v (src/.gitignore must apply)", res.Files)
+	}
+	// The note is there exactly when the walk would have left the path out.
+	for path, excluded := range map[string]bool{
+		"app.log": true, "src/a.gen.go": true, "build/untracked.o": true, "node_modules": true, "dist/bundle.js": true,
+		"keep.log": false, "src/main.go": false, "build": false, "build/tracked.c": false, "forced.log": false, "src": false,
+	} {
+		if res := grep(t, env, GrepParams{Pattern: "needle", Path: path}); (res.Note != "") != excluded {
+			t.Errorf("grep in %s: note %q, want one: %v", path, res.Note, excluded)
+		}
 	}
 	// A subfolder still honours the .gitignore files above it.
 	res = grep(t, env, GrepParams{Pattern: "needle", Path: "debug"})
@@ -264,6 +283,10 @@ func TestSpecialFilesAndSymlinks(t *testing.T) {
 		if !slices.Equal(res.Files, []string{"a.txt"}) {
 			t.Errorf("files %v: symlinks must not be followed", res.Files)
 		}
+		out, _ := res.render()
+		if res.Skipped.Symlinks != 2 || !strings.Contains(out, "2 symlinks (not followed)") {
+			t.Errorf("skipped %+v: the two symlinks are not counted\n%s", res.Skipped, out)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("grep blocked on a FIFO")
 	}
@@ -309,6 +332,18 @@ func TestMcodeignoreBeatsTracking(t *testing.T) {
 	if len(res.Paths) != 0 {
 		t.Errorf(".mcodeignore is the user's word for mcode: tracked docs/ still listed: %v", res.Paths)
 	}
+	// Inside a default-excluded folder entered for its tracked files too,
+	// whether the rule sits above it or in it.
+	for _, files := range []map[string]string{{".mcodeignore": "*.c\n"}, {"build/.ignore": "tracked.c\n"}} {
+		root, home := fixture(t)
+		writeFiles(t, root, files)
+		if res := glob(t, testEnv(root, home), GlobParams{Pattern: "build/**"}); len(res.Paths) != 0 {
+			t.Errorf("%v: tracked build/ still lists %v", files, res.Paths)
+		}
+		if res := grep(t, testEnv(root, home), GrepParams{Pattern: "needle"}); slices.Contains(res.Files, "build/tracked.c") {
+			t.Errorf("%v: grep still searches build/tracked.c", files)
+		}
+	}
 }
 
 func TestGlobTypeDirAndPrefix(t *testing.T) {
@@ -335,6 +370,14 @@ func TestCancelledSearchIsPartial(t *testing.T) {
 	res, err := Grep(ctx, testEnv(root, home), GrepParams{Pattern: "needle"})
 	if err != nil || !res.Partial || !res.AtLeast {
 		t.Fatalf("cancelled grep: %+v %v", res, err)
+	}
+	// A named file up to MaxNamedFileSize takes seconds to scan with a
+	// costly regex: the time limit stops it too.
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"big.txt": strings.Repeat("a needle line\n", 1<<17)})
+	res, err = Grep(ctx, &tool.Env{Root: dir}, GrepParams{Pattern: "needle", Path: "big.txt", Mode: ModeCount})
+	if err != nil || !res.Partial || !res.AtLeast {
+		t.Errorf("cancelled grep of a named file: %+v %v", res, err)
 	}
 	// Through the tool: partial results come with a timeout error.
 	ctx, cancel = context.WithTimeout(context.Background(), time.Nanosecond)
@@ -425,5 +468,54 @@ func TestGlobParamTakesAStringOrAList(t *testing.T) {
 	}
 	if _, err := GrepTool().Run(context.Background(), env, []byte(`{"pattern":"x","glob":5}`)); errorCode(err) != tool.CodeUsage {
 		t.Errorf("glob 5: %v", err)
+	}
+}
+
+// Each worker prunes what it holds to a few times the limit; the first
+// entries must be those of the full answer, in both sort orders.
+func TestLimitKeepsTheFirstEntries(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("d%d/f%02d.txt", i%4, i)] = strings.Repeat("x\n", 1+i%3)
+	}
+	writeFiles(t, dir, files)
+	now := time.Now()
+	for name := range files {
+		var i int
+		fmt.Sscanf(filepath.Base(name), "f%02d.txt", &i)
+		tm := now.Add(-time.Duration((i*37)%60) * time.Minute) // mtimes in another order than names
+		if err := os.Chtimes(filepath.Join(dir, name), tm, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := &tool.Env{Root: dir}
+	for _, sortBy := range []string{SortPath, SortModified} {
+		for _, mode := range []string{ModeFiles, ModeContent} {
+			full := grep(t, env, GrepParams{Pattern: "x", Mode: mode, Sort: sortBy, Limit: GrepMaxLimit})
+			cut := grep(t, env, GrepParams{Pattern: "x", Mode: mode, Sort: sortBy, Limit: 5})
+			if !slices.Equal(cut.Files, full.Files[:min(5, len(full.Files))]) || !slices.EqualFunc(cut.Matches, full.Matches[:min(5, len(full.Matches))], func(a, b Match) bool { return a.Path == b.Path && a.Line == b.Line }) {
+				t.Errorf("grep %s %s limit 5: %v %v", mode, sortBy, cut.Files, cut.Matches)
+			}
+		}
+		full := glob(t, env, GlobParams{Pattern: "**", Sort: sortBy, Limit: GlobMaxLimit})
+		cut := glob(t, env, GlobParams{Pattern: "**", Sort: sortBy, Limit: 3})
+		if !slices.Equal(cut.Paths, full.Paths[:3]) || cut.Total != 60 {
+			t.Errorf("glob %s limit 3: %v (total %d), want %v", sortBy, cut.Paths, cut.Total, full.Paths[:3])
+		}
+	}
+}
+
+// A search cut short knows only a lower bound, and its hint says so.
+func TestPartialHintSaysAtLeast(t *testing.T) {
+	g := &globRun{p: GlobParams{Pattern: "**", Limit: 1, Sort: SortPath, Type: TypeFile}, t: &target{display: "."}, walk: &walker{},
+		workers: []globWorker{{total: 5, top: topHits{hits: []fileHit{{rel: "a"}, {rel: "b"}}}}}}
+	if res := g.result(false, false); !strings.Contains(res.Hint, "showing 1 of at least 5") {
+		t.Errorf("glob hint %q", res.Hint)
+	}
+	gr := &grepRun{p: GrepParams{Pattern: "x", Mode: ModeFiles, Limit: 1, Sort: SortPath}, t: &target{display: "."}, walk: &walker{},
+		workers: []grepWorker{{matchFiles: 5, searched: 5, top: topHits{hits: []fileHit{{rel: "a", count: 1}, {rel: "b", count: 1}}}}}}
+	if res := gr.result(false); !strings.Contains(res.Hint, "showing 1 of at least 5") {
+		t.Errorf("grep hint %q", res.Hint)
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/sensitive"
@@ -41,9 +43,9 @@ type target struct {
 	repo    *gitRepo
 	git     gitEnv
 	rules   *rules // the rules in force above and at dir
-	// excluded is set when the path given is itself excluded by an ignore
-	// rule or a default exclude (it is searched anyway, being explicit).
-	excluded string
+	// excluded is set when a walk would have left the path out (it is
+	// searched anyway, being named).
+	excluded bool
 }
 
 // resolveTarget checks the path a call names and finds its work tree and
@@ -67,13 +69,14 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 	t.isFile = !fi.IsDir()
 	// A path named explicitly is followed if it is a symlink, so the
 	// target is checked too: "notes.txt -> ~/.ssh/id_rsa" is a secret.
+	// The whole absolute path is checked: a workspace inside ~/.ssh/ is
+	// inside a secret folder, as the walk from above would judge it.
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		real = abs
 	}
 	for _, p := range []string{abs, real} {
-		disp := displayPath(env.Root, p)
-		if sensitive.MatchPath(filepath.ToSlash(disp), !t.isFile) || sensitive.MatchName(filepath.Base(p), !t.isFile) {
+		if sensitive.MatchPath(filepath.ToSlash(p), !t.isFile) {
 			return nil, &tool.Error{Code: tool.CodeDenied,
 				Message: fmt.Sprintf("%s is a sensitive path (keys, credentials or tokens): search never reads it", path),
 				Hint:    "search another path; the list of sensitive names is in mcode's README (\"Sensitive files\")"}
@@ -102,13 +105,11 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 		if t.repo != nil {
 			rs = t.repo.baseRules(nil, "")
 		}
-		t.rules, t.excluded = ancestorRules(t.base, t.rel, rs)
-		if t.isFile && t.excluded == "" {
-			name := t.file
-			if ign, _ := t.rules.ignored(joinRel(t.rel, name), name, false); ign {
-				t.excluded = joinRel(t.rel, name)
-			}
+		path := t.rel
+		if t.isFile {
+			path = joinRel(t.rel, t.file)
 		}
+		t.rules, t.excluded = ancestorRules(t.base, path, !t.isFile, t.repo, rs)
 	}
 	return t, nil
 }
@@ -141,6 +142,21 @@ func (t *target) show(rel string) string {
 		return r
 	}
 	return filepath.ToSlash(t.display) + "/" + r
+}
+
+// textPath is a path as the text output shows it: quoted, Go style, when
+// it holds a control character or bytes that are not UTF-8, so that one
+// line is always one path (git's core.quotePath does the same).
+func textPath(p string) string {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c == 0x7f {
+			return strconv.Quote(p)
+		}
+	}
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // fromRoot is a walk path relative to the searched folder.

@@ -34,7 +34,8 @@ var (
 type templateData struct {
 	GrepDefaultLimit, GrepMaxLimit, GrepMaxOutputKiB int
 	GlobDefaultLimit, GlobMaxLimit                   int
-	MaxFileSizeMiB, MaxLineChars, MaxContext         int
+	MaxFileSizeMiB, MaxNamedFileSizeMiB              int
+	MaxLineChars, MaxContext                         int
 	TimeoutSeconds                                   int
 	DefaultExcludes                                  []string
 }
@@ -43,7 +44,8 @@ func data() templateData {
 	return templateData{
 		GrepDefaultLimit: GrepDefaultLimit, GrepMaxLimit: GrepMaxLimit, GrepMaxOutputKiB: GrepMaxOutputBytes >> 10,
 		GlobDefaultLimit: GlobDefaultLimit, GlobMaxLimit: GlobMaxLimit,
-		MaxFileSizeMiB: MaxFileSize >> 20, MaxLineChars: MaxLineChars, MaxContext: MaxContext,
+		MaxFileSizeMiB: MaxFileSize >> 20, MaxNamedFileSizeMiB: MaxNamedFileSize >> 20,
+		MaxLineChars: MaxLineChars, MaxContext: MaxContext,
 		TimeoutSeconds:  int(Timeout / time.Second),
 		DefaultExcludes: DefaultExcludes,
 	}

@@ -82,8 +82,8 @@ func (s *walkStats) topIgnoredDirs(n int) []string {
 // at once; each worker passes its own *worker. Paths are relative to the
 // walk's base.
 type visitor interface {
-	// wantFile is asked before ignore rules are, so that only files the
-	// caller wants count as skipped.
+	// wantFile is asked before the sensitive and ignore rules are, so
+	// that only files the caller wants count as skipped.
 	wantFile(rel, name string) bool
 	// enterDir prunes folders the caller can have no use for.
 	enterDir(rel, name string) bool
@@ -148,6 +148,15 @@ func newWalker(base string, git gitEnv, n int, v visitor) *walker {
 // ends; it reports whether the walk was complete.
 func (w *walker) run(ctx context.Context, start dirJob) bool {
 	w.stack = append(w.stack, start)
+	return w.within(ctx, w.work)
+}
+
+// within runs fn, setting w.stop when ctx ends; it reports whether fn
+// ran to its end unstopped.
+func (w *walker) within(ctx context.Context, fn func()) bool {
+	// AfterFunc runs in a goroutine of its own even when ctx is already
+	// done, which a small walk can outrun: a spent ctx stops it here.
+	w.stop.Store(ctx.Err() != nil)
 	stopWatch := context.AfterFunc(ctx, func() {
 		w.stop.Store(true)
 		w.mu.Lock()
@@ -155,6 +164,12 @@ func (w *walker) run(ctx context.Context, start dirJob) bool {
 		w.mu.Unlock()
 	})
 	defer stopWatch()
+	fn()
+	return !w.stop.Load()
+}
+
+// work runs the workers until the stack is empty or the walk stops.
+func (w *walker) work() {
 	var wg sync.WaitGroup
 	for _, wk := range w.workers {
 		wg.Add(1)
@@ -171,7 +186,6 @@ func (w *walker) run(ctx context.Context, start dirJob) bool {
 		}()
 	}
 	wg.Wait()
-	return !w.stop.Load()
 }
 
 func (w *walker) pop() (dirJob, bool) {
@@ -255,7 +269,7 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 			}
 		}
 	}
-	if w.useIgnore && !job.tracked {
+	if w.useIgnore {
 		for _, f := range ignoreFiles {
 			for _, e := range wk.names {
 				if e.name == f && e.typ != typeDir {
@@ -274,10 +288,6 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		if e.name == ".git" && w.skipGit {
 			continue
 		}
-		if sensitive.MatchName(e.name, isDir) {
-			wk.stats.sensitive++
-			continue
-		}
 		rel := prefix + e.name
 		if isDir && !w.visit.enterDir(rel, e.name) && !w.wantDirs {
 			continue
@@ -285,31 +295,21 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		if !isDir && (typ == typeFile || typ == typeSymlink) && !w.visit.wantFile(rel, e.name) {
 			continue
 		}
-		switch {
-		case job.tracked:
-			if !job.trackedPath(rel, isDir) {
-				wk.stats.ignored++
-				continue
-			}
-			if isDir {
-				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
-				continue
-			}
-		case w.useIgnore:
-			ignored, byGit := rs.ignored(rel, e.name, isDir)
-			byDefault := !ignored && isDir && isDefaultExcluded(e.name)
-			if ignored || byDefault {
-				if (byGit || byDefault) && job.trackedPath(rel, isDir) {
-					if isDir {
-						subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
-						continue
-					}
-					break
-				}
+		if sensitive.MatchName(e.name, isDir) {
+			wk.stats.sensitive++
+			continue
+		}
+		if w.useIgnore {
+			excluded, tracked := job.exclusion(rs, rel, e.name, isDir)
+			if excluded {
 				wk.stats.ignored++
 				if isDir && len(wk.stats.ignoredDirs) < maxIgnoredExamples {
 					wk.stats.ignoredDirs = append(wk.stats.ignoredDirs, rel+"/")
 				}
+				continue
+			}
+			if tracked && isDir {
+				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
 				continue
 			}
 		}
@@ -337,6 +337,22 @@ func (w *walker) addDir(wk *worker, d dirHandle, subdirs []dirJob, job dirJob, n
 		subdirs = append(subdirs, job)
 	}
 	return subdirs
+}
+
+// exclusion decides a path met in job's folder: left out, or kept only
+// because git tracks it (a folder is then entered for its tracked files
+// alone). Git's rules and the default excludes give way to what git
+// tracks; .ignore and .mcodeignore do not. Inside a folder entered for
+// its tracked files, nothing else passes.
+func (job *dirJob) exclusion(rs *rules, rel, name string, isDir bool) (excluded, tracked bool) {
+	ignored, byGit := rs.ignored(rel, name, isDir)
+	if !ignored && !job.tracked && !(isDir && isDefaultExcluded(name)) {
+		return false, false
+	}
+	if (ignored && !byGit) || !job.trackedPath(rel, isDir) {
+		return true, false
+	}
+	return false, true
 }
 
 // trackedPath reports whether git tracks the file, or something inside
@@ -368,15 +384,16 @@ func (w *walker) readRules(wk *worker, d dirHandle, base, source, name string) *
 }
 
 // ancestorRules loads the ignore files of the folders from base down to
-// (not including) the walk's start folder, which the walk reads itself.
-// It also reports the first of those folders, or the start folder itself,
-// that the rules or default excludes exclude.
-func ancestorRules(base string, startRel string, rs *rules) (*rules, string) {
-	if startRel == "" {
-		return rs, ""
+// (not including) path, the walk's start folder (which the walk reads
+// itself) or the file searched. It also reports whether a walk from base
+// would have left path out, as an ancestor or itself.
+func ancestorRules(base, path string, isDir bool, repo *gitRepo, rs *rules) (*rules, bool) {
+	if path == "" {
+		return rs, false
 	}
-	excluded := ""
-	parts := strings.Split(startRel, "/")
+	excluded := false
+	job := dirJob{repo: repo}
+	parts := strings.Split(path, "/")
 	for i := range parts {
 		dirRel := strings.Join(parts[:i], "/")
 		abs := base
@@ -393,11 +410,8 @@ func ancestorRules(base string, startRel string, rs *rules) (*rules, string) {
 				rs = rs.push(parseRules(dirRel, source, data, f == ".gitignore"))
 			}
 		}
-		rel := strings.Join(parts[:i+1], "/")
-		if excluded == "" {
-			if ign, _ := rs.ignored(rel, parts[i], true); ign || isDefaultExcluded(parts[i]) {
-				excluded = rel
-			}
+		if !excluded {
+			excluded, job.tracked = job.exclusion(rs, strings.Join(parts[:i+1], "/"), parts[i], isDir || i < len(parts)-1)
 		}
 	}
 	return rs, excluded

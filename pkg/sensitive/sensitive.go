@@ -51,10 +51,13 @@ var Rules = []Rule{
 	{".git-credentials", Name, "git's stored credentials"},
 	{".htpasswd", Name, "web server password hashes"},
 	{".dockercfg", Name, "Docker registry credentials"},
+	{".vault-token", Name, "HashiCorp Vault token"},
+	{".terraformrc", Name, "Terraform Cloud tokens"},
 	{".ssh", Dir, "SSH keys and known hosts"},
 	{".aws", Dir, "AWS credentials"},
 	{".gnupg", Dir, "GnuPG private keys"},
 	{".azure", Dir, "Azure credentials"},
+	{".kube", Dir, "Kubernetes cluster credentials (kubeconfig)"},
 }
 
 // MatchName reports whether a single file or folder name is sensitive.

@@ -29,6 +29,9 @@ func TestMatchPath(t *testing.T) {
 		{"pkg/.npmrc", false, true},
 		{"vault.kdbx", false, true},
 		{"store.p12", false, true},
+		{"home/.kube/config", false, true},
+		{".vault-token", false, true},
+		{"home/.terraformrc", false, true},
 
 		{"environment.go", false, false},
 		{"src/env.go", false, false},
