@@ -99,8 +99,8 @@ func Receipt(a *tool.Archived, text string) string {
 	fmt.Fprintf(&b, "Output too large to show inline: %d bytes, %d lines (sha256 %s).\n", a.Bytes, a.Lines, a.SHA256)
 	fmt.Fprintf(&b, "Saved in full to: %s\n", a.Path)
 	b.WriteString("Do not print it whole. Search it, then read the parts you need:\n")
-	fmt.Fprintf(&b, "  mcode grep 'PATTERN' %s --mode content\n", shellQuote(a.Path))
-	fmt.Fprintf(&b, "  mcode read %s --offset 1 --limit 200\n", shellQuote(a.Path))
+	fmt.Fprintf(&b, "  mcode grep 'PATTERN' %s --mode content\n", fsutil.ShellQuote(a.Path))
+	fmt.Fprintf(&b, "  mcode read %s --offset 1 --limit 200\n", fsutil.ShellQuote(a.Path))
 	b.WriteString("Preview (head and tail):\n")
 	b.WriteString(headTail(text, receiptPreviewBytes))
 	return b.String()
@@ -151,15 +151,6 @@ func safeName(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ArchiveInfo describes one archived result.

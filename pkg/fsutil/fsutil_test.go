@@ -307,3 +307,21 @@ func TestHumanBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/tmp/a.txt":   "/tmp/a.txt",
+		"a b":          "'a b'",
+		"it's":         `'it'\''s'`,
+		"":             "''",
+		"x=1,y%2":      "x=1,y%2",
+		"$HOME/*.go":   "'$HOME/*.go'",
+		"line\nbreak":  "'line\nbreak'",
+		"-dash":        "-dash",
+		"tool@v1+meta": "tool@v1+meta",
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -69,14 +70,14 @@ func (r *reading) hashBytes(data []byte) {
 }
 
 func (r *reading) noteNoHash() {
-	r.note("sha256 is not computed for files over %d MiB (this one is %s)", FullScanMaxBytes>>20, humanBytes(r.size))
+	r.note("sha256 is not computed for files over %d MiB (this one is %s)", FullScanMaxBytes>>20, fsutil.HumanBytes(r.size))
 }
 
 // readAll loads a file of at most limit bytes, or says it is too large.
 func (r *reading) readAll(what string, limit int64) ([]byte, error) {
 	if r.size > limit {
 		return nil, &tool.Error{Code: tool.CodeTooLarge,
-			Message: fmt.Sprintf("%s is %s, over the %d MiB that read loads for a %s", r.display, humanBytes(r.size), limit>>20, what),
+			Message: fmt.Sprintf("%s is %s, over the %d MiB that read loads for a %s", r.display, fsutil.HumanBytes(r.size), limit>>20, what),
 			Hint:    "inspect it with bash instead, e.g. head -c 4096"}
 	}
 	data, err := io.ReadAll(io.NewSectionReader(r.file, 0, limit+1))

@@ -76,7 +76,7 @@ func checkFileType(display, abs string, info fs.FileInfo) error {
 	if info.IsDir() {
 		return &tool.Error{Code: tool.CodeIsDirectory,
 			Message: fmt.Sprintf("%s is a directory, not a file", display),
-			Hint:    fmt.Sprintf("list it with glob: mcode glob '*' %s", shellQuote(abs))}
+			Hint:    fmt.Sprintf("list it with glob: mcode glob '*' %s", fsutil.ShellQuote(abs))}
 	}
 	return nil
 }
@@ -88,16 +88,5 @@ func pathArg(p string) string {
 	if strings.HasPrefix(p, "-") {
 		p = "./" + p
 	}
-	return shellQuote(p)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it, so hints can be
-// pasted as they are.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@,%=", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fsutil.ShellQuote(p)
 }

@@ -15,6 +15,7 @@ import (
 	_ "golang.org/x/image/webp" // registers the WebP decoder with image.Decode
 
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -88,11 +89,11 @@ func (r *reading) image(ctx context.Context, ft textenc.FileType) (*tool.Respons
 		media.MIME, media.Bytes, media.Resized = mime, len(sent), true
 	}
 
-	out := fmt.Sprintf("%s: %s, %d×%d px, %s", r.display, ft.Name, orig.Width, orig.Height, humanBytes(orig.Bytes))
+	out := fmt.Sprintf("%s: %s, %d×%d px, %s", r.display, ft.Name, orig.Width, orig.Height, fsutil.HumanBytes(orig.Bytes))
 	if media.Resized {
 		out += fmt.Sprintf("; original %d×%d → sent %d×%d %s, %s (%s of base64), to fit %d×%d px and %s of base64",
-			orig.Width, orig.Height, media.Width, media.Height, media.MIME, humanBytes(int64(media.Bytes)),
-			humanBytes(int64(base64Len(media.Bytes))), lim.width, lim.height, humanBytes(int64(lim.base64Bytes)))
+			orig.Width, orig.Height, media.Width, media.Height, media.MIME, fsutil.HumanBytes(int64(media.Bytes)),
+			fsutil.HumanBytes(int64(base64Len(media.Bytes))), lim.width, lim.height, fsutil.HumanBytes(int64(lim.base64Bytes)))
 	} else {
 		out += "; sent as it is"
 	}
@@ -161,7 +162,7 @@ func fitImage(ctx context.Context, img image.Image, format string, lim imageLimi
 		w, h = max(1, w*3/4), max(1, h*3/4)
 	}
 	return nil, "", 0, 0, &tool.Error{Code: tool.CodeTooLarge,
-		Message: fmt.Sprintf("the image does not fit %s of base64 even at %d×%d", humanBytes(int64(lim.base64Bytes)), w, h),
+		Message: fmt.Sprintf("the image does not fit %s of base64 even at %d×%d", fsutil.HumanBytes(int64(lim.base64Bytes)), w, h),
 		Hint:    "raise read.maxImageBase64KiB in the config"}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -275,7 +276,7 @@ func renderOutput(o notebookOutput) string {
 		}
 		for _, m := range mimes {
 			if !strings.HasPrefix(m, "image/") && (!textShown || !slices.Contains(textMIMEs, m)) {
-				fmt.Fprintf(&b, "→ [%s, %s]\n", m, humanBytes(int64(len(data[m]))))
+				fmt.Fprintf(&b, "→ [%s, %s]\n", m, fsutil.HumanBytes(int64(len(data[m]))))
 			}
 		}
 	}
@@ -319,14 +320,14 @@ func describeImageData(mime string, raw json.RawMessage) string {
 	data, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
 		if mime == "image/svg+xml" {
-			return fmt.Sprintf("[%s, %s]", mime, humanBytes(int64(len(s))))
+			return fmt.Sprintf("[%s, %s]", mime, fsutil.HumanBytes(int64(len(s))))
 		}
-		return fmt.Sprintf("[%s, %s of data that is not base64]", mime, humanBytes(int64(len(enc))))
+		return fmt.Sprintf("[%s, %s of data that is not base64]", mime, fsutil.HumanBytes(int64(len(enc))))
 	}
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
-		return fmt.Sprintf("[%s %d×%d, %s]", mime, cfg.Width, cfg.Height, humanBytes(int64(len(data))))
+		return fmt.Sprintf("[%s %d×%d, %s]", mime, cfg.Width, cfg.Height, fsutil.HumanBytes(int64(len(data))))
 	}
-	return fmt.Sprintf("[%s, %s]", mime, humanBytes(int64(len(data))))
+	return fmt.Sprintf("[%s, %s]", mime, fsutil.HumanBytes(int64(len(data))))
 }
 
 // clipOutput keeps the head of an output text: at most

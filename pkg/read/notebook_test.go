@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -79,7 +80,7 @@ func TestReadNotebook(t *testing.T) {
 		"analysis.ipynb: Jupyter notebook (python, nbformat 4.5), 4 cells.\n",
 		"── cell 1 · markdown · id intro ──\n# Analysis\nSome *notes*.\n",
 		"── cell 2 · code · id load · [1] ──\nimport pandas as pd\ndf = pd.read_csv('x.csv')\n→ stdout:\nloaded 3 rows\n→ text/plain:\n   a  b\n0  1  2\n",
-		fmt.Sprintf("→ [image/png 64×48, %s]\n", humanBytes(int64(len(img)))),
+		fmt.Sprintf("→ [image/png 64×48, %s]\n", fsutil.HumanBytes(int64(len(img)))),
 		"→ text/plain:\n<Figure size 640x480>\n",
 		"[… 60 more lines, 240 more characters]",
 		"── cell 4 · code · id boom · [3] ──\n1/0\n→ error: ZeroDivisionError: division by zero\n---------\nZeroDivisionError: division by zero\n",

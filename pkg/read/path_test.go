@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -122,8 +123,8 @@ func TestPathArg(t *testing.T) {
 
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{"main.go": "main.go", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "/x/y-z_1.txt": "/x/y-z_1.txt"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := fsutil.ShellQuote(in); got != want {
+			t.Errorf("fsutil.ShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/internal/pdf"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -69,7 +70,7 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 
 	header := func(shown []int) string {
 		return fmt.Sprintf("%s: PDF, %d %s, %s; text of %s %s below.\n", r.display, doc.total, plural(doc.total, "page"),
-			humanBytes(r.size), plural(len(shown), "page"), formatPages(shown))
+			fsutil.HumanBytes(r.size), plural(len(shown), "page"), formatPages(shown))
 	}
 	// The header for all the pages is the longest one: the budget of the
 	// page blocks is what it leaves.

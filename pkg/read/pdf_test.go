@@ -13,6 +13,7 @@ import (
 	"github.com/go-pdf/fpdf"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -71,7 +72,7 @@ func TestReadPDF(t *testing.T) {
 	data := pdfDoc{pages: []string{"Hello PDF\nSecond line, café €5", "Page two"}, compress: true}.bytes(t)
 	write(t, env, "doc.pdf", data)
 	resp, res := mustRead(t, env, Params{Path: "doc.pdf"})
-	want := "doc.pdf: PDF, 2 pages, " + humanBytes(int64(len(data))) + "; text of pages 1-2 below.\n" +
+	want := "doc.pdf: PDF, 2 pages, " + fsutil.HumanBytes(int64(len(data))) + "; text of pages 1-2 below.\n" +
 		"\n── page 1 of 2 ──\nHello PDF\nSecond line, café €5\n" +
 		"\n── page 2 of 2 ──\nPage two\n"
 	if diff := cmp.Diff(want, resp.Output); diff != "" {

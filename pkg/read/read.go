@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -289,7 +290,7 @@ func (r *reading) binary(ft textenc.FileType) (*tool.Response, error) {
 	r.result.Type = ft.Name
 	r.result.MIME = ft.MIME
 	return &tool.Response{Result: r.result}, &tool.Error{Code: tool.CodeBinaryFile,
-		Message: fmt.Sprintf("%s is a binary file (%s, %s); it is not shown as text", r.display, ft.Name, humanBytes(r.size)),
+		Message: fmt.Sprintf("%s is a binary file (%s, %s); it is not shown as text", r.display, ft.Name, fsutil.HumanBytes(r.size)),
 		Hint:    "read handles text, PDF, notebooks and images (png, jpeg, gif, webp); inspect other files with bash, e.g. file, or xxd | head"}
 }
 
@@ -309,18 +310,4 @@ func readError(display string, err error) error {
 		err = pe.Err
 	}
 	return fmt.Errorf("reading %s: %w", display, err)
-}
-
-// humanBytes renders a size for people: 512 B, 3.4 KiB, 1.2 GiB.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -76,7 +77,7 @@ func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Respons
 	}
 	if !page.totalExact {
 		r.note("the file is %s: the scan stopped after this page, so lines.total (%d) is a lower bound; the exact count would need a full pass",
-			humanBytes(r.size), page.total)
+			fsutil.HumanBytes(r.size), page.total)
 	}
 	if n := len(page.cutLines); n > 0 {
 		r.note("%d %s longer than %d characters %s cut (%s); each cut line ends with %q",

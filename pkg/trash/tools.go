@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -219,27 +220,12 @@ func decodeOperand(env *tool.Env, p string) string {
 
 func describe(e *Entry) string {
 	if e.Kind == "directory" {
-		return "directory, " + HumanBytes(e.Size)
+		return "directory, " + fsutil.HumanBytes(e.Size)
 	}
 	if e.Kind == "file" {
-		return HumanBytes(e.Size)
+		return fsutil.HumanBytes(e.Size)
 	}
 	return e.Kind
-}
-
-// HumanBytes renders a size for people: 512 B, 1.5 KiB, 3.2 MiB.
-func HumanBytes(n int64) string {
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	v, unit := float64(n)/1024, "KiB"
-	for _, u := range []string{"MiB", "GiB", "TiB"} {
-		if v < 1024 {
-			break
-		}
-		v, unit = v/1024, u
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
 }
 
 // ListParams are trash_list's parameters.
@@ -636,7 +622,7 @@ func EmptyTool() *tool.Tool {
 		if err == nil && p.All && p.OlderThan == "" && p.Path == "" {
 			res.OrphansErased, err = can.EraseOrphans(problems)
 		}
-		out := fmt.Sprintf("erased %s (%s)", countEntries(res.Erased, ""), HumanBytes(freed))
+		out := fmt.Sprintf("erased %s (%s)", countEntries(res.Erased, ""), fsutil.HumanBytes(freed))
 		if res.OrphansErased > 0 {
 			out += fmt.Sprintf(" and %d orphan%s", res.OrphansErased, plural(res.OrphansErased))
 		}

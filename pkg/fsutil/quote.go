@@ -1,0 +1,14 @@
+package fsutil
+
+import "strings"
+
+// ShellQuote quotes s for a POSIX shell when it needs it, so that the
+// commands mcode puts in hints and receipts can be pasted as they are.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@,%=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
