@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textenc"
 )
 
 // outputView is what rendering needs of a command's output: its first and
@@ -32,7 +33,7 @@ func renderOutput(v outputView, limit int) (text string, truncated bool) {
 		return noOutput, false
 	}
 	if int64(len(v.Head)) == v.Bytes {
-		if text := cleanText(v.Head); len(text) <= limit {
+		if text := textenc.CleanTerminal(v.Head); len(text) <= limit {
 			return text, false
 		}
 	}
@@ -43,10 +44,10 @@ func renderOutput(v outputView, limit int) (text string, truncated bool) {
 	} else {
 		h = trimPartialRuneEnd(h)
 	}
-	head := cleanText(h)
+	head := textenc.CleanTerminal(h)
 	if len(head) > headCap {
 		h = fitStart(h, headCap)
-		head = cleanText(h)
+		head = textenc.CleanTerminal(h)
 	}
 	// The marker's numbers can only shrink once the tail is chosen, so
 	// one built from the totals bounds its length. The tail never reaches
@@ -59,10 +60,10 @@ func renderOutput(v outputView, limit int) (text string, truncated bool) {
 	} else {
 		t = trimPartialRuneStart(t)
 	}
-	tail := cleanText(t)
+	tail := textenc.CleanTerminal(t)
 	if len(tail) > room {
 		t = fitEnd(t, room)
-		tail = cleanText(t)
+		tail = textenc.CleanTerminal(t)
 	}
 	omittedBytes := v.Bytes - int64(len(h)) - int64(len(t))
 	omittedLines := v.Lines - int64(bytes.Count(h, []byte{'\n'})) - int64(bytes.Count(t, []byte{'\n'}))
@@ -78,11 +79,11 @@ func renderOutput(v outputView, limit int) (text string, truncated bool) {
 // monotonic (a \r frame may hide text), so the search keeps a length
 // known to fit rather than the longest one.
 func fitStart(b []byte, n int) []byte {
-	return b[:fitLen(len(b), func(k int) bool { return len(cleanText(b[:k])) <= n })]
+	return b[:fitLen(len(b), func(k int) bool { return len(textenc.CleanTerminal(b[:k])) <= n })]
 }
 
 func fitEnd(b []byte, n int) []byte {
-	return b[len(b)-fitLen(len(b), func(k int) bool { return len(cleanText(b[len(b)-k:])) <= n }):]
+	return b[len(b)-fitLen(len(b), func(k int) bool { return len(textenc.CleanTerminal(b[len(b)-k:])) <= n }):]
 }
 
 // fitLen bisects for a k in [0, size] with fits(k), given fits(0).

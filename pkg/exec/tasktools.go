@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -194,7 +195,7 @@ func TaskOutputTool() *tool.Tool {
 		chunk, next, size := readChunk(spoolPath(t.dir), *p.Offset, OutputCap-len(header))
 		res.Offset, res.NextOffset = *p.Offset, next
 		res.Complete = t.status != StatusRunning && next >= size
-		text := cleanText(chunk)
+		text := textenc.CleanTerminal(chunk)
 		if len(chunk) == 0 {
 			text = fmt.Sprintf("(no output after offset %d)", *p.Offset)
 		}
@@ -253,7 +254,7 @@ func readChunk(path string, off int64, limit int) (chunk []byte, next, size int6
 			chunk = trimPartialRuneEnd(chunk)
 		}
 	}
-	if len(cleanText(chunk)) > limit {
+	if len(textenc.CleanTerminal(chunk)) > limit {
 		chunk = fitStart(chunk, limit)
 	}
 	return chunk, off + int64(len(chunk)), size

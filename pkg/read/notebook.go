@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -331,10 +332,11 @@ func describeImageData(mime string, raw json.RawMessage) string {
 }
 
 // clipOutput keeps the head of an output text: at most
-// NotebookOutputMaxLines lines and NotebookOutputMaxChars characters, ANSI
-// colours removed, and says how much was left out.
+// NotebookOutputMaxLines lines and NotebookOutputMaxChars characters, as a
+// terminal would show it (colours removed, progress bars at their last
+// frame), and says how much was left out.
 func clipOutput(s string) string {
-	s = stripANSI(strings.TrimRight(s, "\n"))
+	s = strings.TrimRight(textenc.CleanTerminal([]byte(s)), "\n")
 	if s == "" {
 		return ""
 	}
@@ -363,25 +365,4 @@ func clipOutput(s string) string {
 	rest := s[len(keep):]
 	return fmt.Sprintf("%s\n[… %d more %s, %d more characters]\n", keep,
 		strings.Count(rest, "\n"), plural(strings.Count(rest, "\n"), "line"), utf8.RuneCountInString(rest))
-}
-
-// stripANSI removes terminal escape sequences (CSI ... final byte), which
-// Jupyter keeps in tracebacks.
-func stripANSI(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

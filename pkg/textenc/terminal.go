@@ -1,16 +1,16 @@
-package exec
+package textenc
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// cleanText makes captured terminal output readable for a model: ANSI
+// CleanTerminal makes captured terminal output readable for a model: ANSI
 // escape sequences are removed, each line keeps only its last carriage
 // return frame (a progress bar's final state), backspaces erase, other
 // control characters are dropped and invalid UTF-8 is replaced. CRLF line
 // ends become LF. The spool file keeps the raw bytes.
-func cleanText(b []byte) string {
+func CleanTerminal(b []byte) string {
 	var out strings.Builder
 	out.Grow(len(b))
 	line := make([]byte, 0, 256)
