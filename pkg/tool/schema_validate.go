@@ -52,6 +52,12 @@ func (v *validator) validate(args json.RawMessage) error {
 			Hint:    `pass one JSON object, e.g. --args '{"key": "value"}'`,
 		}
 	}
+	// Models often send null for a parameter they mean to leave out.
+	for k, val := range inst.(map[string]any) {
+		if val == nil {
+			delete(inst.(map[string]any), k)
+		}
+	}
 	if err := v.resolved.Validate(inst); err != nil {
 		return &Error{
 			Code:    CodeUsage,
@@ -76,7 +82,9 @@ var rewrites = sync.OnceValue(func() []rewrite {
 		r(`validating /properties/([^:]+): `, ""),
 		r(`(-?\d+)/1\b`, "$1"),
 		r(`(\d)\.0+\b`, "$1"),
+		r(`type: <invalid reflect\.Value> has type "null", want one of "([^"]+)"$`, "got null, want one of $1"),
 		r(`type: <invalid reflect\.Value> has type "null", want "?([^"]+)"?$`, "got null, want $1"),
+		r(`type: (.*) has type "(\w+)", want one of "([^"]+)"$`, "got $2 $1, want one of $3"),
 		r(`type: (.*) has type "(\w+)", want "?([^"]+)"?$`, "got $2 $1, want $3"),
 		r(`required: missing properties: \[("[^"]*")\]`, "missing required field $1"),
 		r(`required: missing properties: \[(.*)\]`, "missing required fields $1"),
@@ -92,19 +100,40 @@ var validatingProp = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // readableValidation rewrites the validator's message so that it names
-// the field first: `field "offset": got 0, must be at least 1`.
+// the field first: `field "offset": got 0, must be at least 1`, and a
+// nested one as the path a caller writes: `field "edits[].expect_count"`.
 func readableValidation(msg string) string {
-	var fields []string
-	for _, m := range validatingProp().FindAllStringSubmatch(msg, -1) {
-		fields = append(fields, m[1])
+	field := ""
+	if m := validatingProp().FindAllStringSubmatch(msg, -1); len(m) > 0 {
+		field = fieldPath(m[len(m)-1][1]) // the deepest schema location
 	}
 	for _, rw := range rewrites() {
 		msg = rw.re.ReplaceAllString(msg, rw.with)
 	}
-	if len(fields) > 0 {
-		msg = fmt.Sprintf("field %q: %s", strings.Join(fields, "."), msg)
+	if field != "" {
+		msg = fmt.Sprintf("field %q: %s", field, msg)
 	}
 	return msg
+}
+
+// fieldPath turns a schema location below /properties/ into the path of
+// the value: "edits/items/properties/expect_count" is "edits[].expect_count".
+func fieldPath(loc string) string {
+	parts := strings.Split(loc, "/")
+	var b strings.Builder
+	b.WriteString(parts[0])
+	for i := 1; i < len(parts); i++ {
+		switch parts[i] {
+		case "items":
+			b.WriteString("[]")
+		case "properties":
+			if i+1 < len(parts) {
+				i++
+				b.WriteString("." + parts[i])
+			}
+		}
+	}
+	return b.String()
 }
 
 // JSONKind names the kind of a decoded JSON value for a message: "an

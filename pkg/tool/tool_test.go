@@ -290,11 +290,32 @@ func TestReadableValidation(t *testing.T) {
 		`{"path":"a","limit":0}`:    `field "limit": got 0, must be at least 1`,
 		`{"path":"a","limit":2001}`: `field "limit": got 2001, must be at most 2000`,
 		`{"path":"a","limit":1.5}`:  `field "limit": got number 1.5, want integer`,
-		`{"path":null}`:             `field "path": got null, want string`,
+		`{"path":null}`:             `missing required field "path"`,
 	} {
 		err := tl.Validate(json.RawMessage(args))
 		if te := AsError(err); te == nil || !strings.HasSuffix(te.Message, want) {
 			t.Errorf("%s: got %v, want suffix %q", args, err, want)
 		}
+	}
+}
+
+func TestNestedFieldPathsAndNulls(t *testing.T) {
+	cases := map[string]string{
+		"edits/items/properties/expect_count": "edits[].expect_count",
+		"glob/items":                          "glob[]",
+		"offset":                              "offset",
+	}
+	for in, want := range cases {
+		if got := fieldPath(in); got != want {
+			t.Errorf("fieldPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	tl := echoTool("echo")
+	if err := tl.Validate(json.RawMessage(`{"path":"a","limit":null}`)); err != nil {
+		t.Errorf("a null optional field should count as left out: %v", err)
+	}
+	err := tl.Validate(json.RawMessage(`{"path":null}`))
+	if te := AsError(err); te == nil || !strings.Contains(te.Message, `missing required field "path"`) {
+		t.Errorf("a null required field: got %v", err)
 	}
 }
