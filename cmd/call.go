@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -96,6 +97,9 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 	}
 	for i, v := range positionals {
 		if i < len(fields) {
+			if err := checkUTF8(fields[i], v); err != nil {
+				return err
+			}
 			args[fields[i]] = v
 		}
 	}
@@ -105,6 +109,9 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 			return
 		}
 		v, err := flagValue(fl)
+		if err == nil {
+			err = checkUTF8("--"+fl.Name, v)
+		}
 		if err != nil {
 			convErr = err
 			return
@@ -115,6 +122,23 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 		return convErr
 	}
 	opts.Args = args
+	return nil
+}
+
+// checkUTF8 refuses an argument JSON cannot carry: encoding it would turn
+// its stray bytes into U+FFFD and name another file, or write other text.
+func checkUTF8(name string, v any) error {
+	values, _ := v.([]string)
+	if s, ok := v.(string); ok {
+		values = []string{s}
+	}
+	for _, s := range values {
+		if !utf8.ValidString(s) {
+			return &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("%s %q is not valid UTF-8: tool arguments travel as JSON text, which cannot carry those bytes", name, s),
+				Hint:    "text must be UTF-8 (convert it with iconv); a file whose name has such bytes can be reached through a glob in mcode bash (mcode bash 'cat ./report*.txt'), and mcode rm and trash take such names as \\xHH escapes"}
+		}
+	}
 	return nil
 }
 
