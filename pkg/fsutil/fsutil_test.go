@@ -325,3 +325,15 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestNotFoundNamesADanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "cfg.yaml")
+	if err := os.Symlink("gone/cfg.yaml", link); err != nil {
+		t.Fatal(err)
+	}
+	e := NotFound("cfg.yaml", link)
+	if !strings.Contains(e.Message, "symlink to gone/cfg.yaml, which does not exist") || strings.Contains(e.Hint, "did you mean") {
+		t.Errorf("dangling link: %+v", e)
+	}
+}

@@ -13,6 +13,11 @@ import (
 // NotFound is the not_found error for a path, suggesting up to three names
 // that do exist near it.
 func NotFound(display, abs string) *tool.Error {
+	if target, err := os.Readlink(abs); err == nil {
+		return &tool.Error{Code: tool.CodeNotFound,
+			Message: fmt.Sprintf("%s is a symlink to %s, which does not exist", display, target),
+			Hint:    "the link is dangling: point it at an existing file, or use the path it should name"}
+	}
 	e := &tool.Error{Code: tool.CodeNotFound, Message: fmt.Sprintf("%s does not exist", display)}
 	if near := NearNames(abs, 3); len(near) > 0 {
 		e.Hint = "did you mean: " + strings.Join(near, ", ") + "?"
