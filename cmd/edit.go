@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcode-dev/mcode/pkg/edit"
+	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -49,7 +51,7 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 				case c.Flags().Changed(s.flag):
 					opts.Args[s.field] = s.value
 				case s.file != "":
-					text, err := readTextFile(f.IO.In, "--"+s.flag+"-file", s.file)
+					text, err := readTextFile(c.Context(), f.IO.In, "--"+s.flag+"-file", s.file)
 					if err != nil {
 						return err
 					}
@@ -57,7 +59,7 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 				}
 			}
 			if edits != "" {
-				list, err := readEditsFlag(f.IO.In, edits)
+				list, err := readEditsFlag(c.Context(), f.IO.In, edits)
 				if err != nil {
 					return err
 				}
@@ -106,7 +108,14 @@ func oneStdin(sources ...string) error {
 // must be UTF-8: bytes that are not would reach the tool as U+FFFD. It
 // reads no more than the largest file write and edit handle, so a huge
 // input costs no more memory than that.
-func readTextFile(in io.Reader, flag, name string) (string, error) {
+// readTextFile reads the text of a --*-file flag (or stdin for -), giving
+// up when the call is interrupted: opening a FIFO without a writer, or
+// reading a terminal, would otherwise block for ever.
+func readTextFile(ctx context.Context, in io.Reader, flag, name string) (string, error) {
+	return iostreams.UntilDone(ctx, func() (string, error) { return readTextFileNow(in, flag, name) })
+}
+
+func readTextFileNow(in io.Reader, flag, name string) (string, error) {
 	const limit = edit.MaxFileMiB << 20
 	tooLarge := &tool.Error{Code: tool.CodeTooLarge,
 		Message: fmt.Sprintf("%s %s holds more than the %d MiB write and edit handle", flag, name, edit.MaxFileMiB),
@@ -141,17 +150,17 @@ func readTextFile(in io.Reader, flag, name string) (string, error) {
 }
 
 // readEditsFlag parses --edits: a JSON array, @FILE or - for stdin.
-func readEditsFlag(in io.Reader, src string) (any, error) {
+func readEditsFlag(ctx context.Context, in io.Reader, src string) (any, error) {
 	raw := []byte(src)
 	switch {
 	case src == "-":
-		text, err := readTextFile(in, "--edits", "-")
+		text, err := readTextFile(ctx, in, "--edits", "-")
 		if err != nil {
 			return nil, err
 		}
 		raw = []byte(text)
 	case len(src) > 0 && src[0] == '@':
-		text, err := readTextFile(in, "--edits", src[1:])
+		text, err := readTextFile(ctx, in, "--edits", src[1:])
 		if err != nil {
 			return nil, err
 		}

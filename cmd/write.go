@@ -48,7 +48,7 @@ target.`,
 				return err
 			}
 			if contentFile != "" {
-				text, err := readTextFile(f.IO.In, "--content-file", contentFile)
+				text, err := readTextFile(c.Context(), f.IO.In, "--content-file", contentFile)
 				if err != nil {
 					return err
 				}

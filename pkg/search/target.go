@@ -83,7 +83,13 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 		}
 	}
 	if t.isFile && !fi.Mode().IsRegular() {
-		return nil, &tool.Error{Code: tool.CodeSpecialFile, Message: fmt.Sprintf("%s is not a regular file or folder", path)}
+		kind := fsutil.SpecialKind(fi.Mode())
+		if kind == "" {
+			kind = "not a regular file"
+		}
+		return nil, &tool.Error{Code: tool.CodeSpecialFile,
+			Message: fmt.Sprintf("%s is %s, not a regular file or folder: reading it could block or never end", path, kind),
+			Hint:    "search regular files and folders; to search what a program writes, run it through mcode bash with a timeout and pipe it to grep"}
 	}
 	t.dir = real
 	if t.isFile {
