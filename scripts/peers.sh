@@ -10,6 +10,7 @@ declare -A MCODE_PEERS=(
   [rg]=ripgrep
   [fdfind]=fd-find
   [trash-put]=trash-cli
+  [/usr/bin/time]=time
 )
 
 install_peers() {

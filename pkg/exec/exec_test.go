@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcode-dev/mcode/internal/peer"
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -420,12 +421,7 @@ func TestDeadlineOfTheCallIsATimeout(t *testing.T) {
 }
 
 func TestGitCommitWithoutMessageEnds(t *testing.T) {
-	if _, err := osexec.LookPath("git"); err != nil {
-		if os.Getenv("MCODE_REQUIRE_PEERS") == "1" {
-			t.Fatal("git is required (MCODE_REQUIRE_PEERS=1)")
-		}
-		t.Skip("git not installed")
-	}
+	peer.Require(t, "git", "git")
 	env := testEnv(t, nil)
 	setup := "git init -q . && git config user.email t@example.com && git config user.name t && echo x > f && git add f"
 	if _, _, err := bash(t, env, map[string]any{"command": setup}); err != nil {

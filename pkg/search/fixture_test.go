@@ -11,23 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcode-dev/mcode/internal/peer"
 	"github.com/mcode-dev/mcode/pkg/sensitive"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
-
-// needPeer skips a test when a peer program is missing, and fails it
-// when MCODE_REQUIRE_PEERS=1 (CI).
-func needPeer(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("MCODE_REQUIRE_PEERS") == "1" {
-			t.Fatalf("peer %s is required (MCODE_REQUIRE_PEERS=1) but not installed: run scripts/peers.sh", name)
-		}
-		t.Skipf("peer %s is not installed (scripts/peers.sh installs it)", name)
-	}
-	return p
-}
 
 // gitEnvFor isolates git and search from the machine's configuration.
 func isolate(t *testing.T) string {
@@ -76,7 +63,7 @@ func writeFiles(t testing.TB, root string, files map[string]string) {
 // get right, and returns its root and the user's home.
 func fixture(t *testing.T) (string, string) {
 	t.Helper()
-	needPeer(t, "git")
+	peer.Require(t, "git", "git")
 	home := isolate(t)
 	writeFiles(t, home, map[string]string{".config/git/ignore": "*.swp\n"})
 	root := filepath.Join(t.TempDir(), "repo")
@@ -292,7 +279,7 @@ func rgOracle(t *testing.T, root string, flags []string, pattern string) []strin
 
 func TestGrepMatchesRipgrep(t *testing.T) {
 	root, home := fixture(t)
-	needPeer(t, "rg")
+	peer.Require(t, "rg", "ripgrep")
 	env := testEnv(root, home)
 	cases := []struct {
 		pattern string
@@ -380,7 +367,7 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 
 func TestContentRenderingMatchesRipgrep(t *testing.T) {
 	root, home := fixture(t)
-	needPeer(t, "rg")
+	peer.Require(t, "rg", "ripgrep")
 	for _, c := range []struct {
 		path, pattern string
 		context       int

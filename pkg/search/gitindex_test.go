@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcode-dev/mcode/internal/peer"
 )
 
 // indexRepo makes a repository with awkward names, long names and an
 // intent-to-add entry (which sets the extended flags of version 3).
 func indexRepo(t *testing.T, initArgs ...string) string {
 	t.Helper()
-	needPeer(t, "git")
+	peer.Require(t, "git", "git")
 	isolate(t)
 	root := t.TempDir()
 	run(t, root, "git", append([]string{"init", "-q"}, initArgs...)...)

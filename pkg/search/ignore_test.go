@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcode-dev/mcode/internal/peer"
 )
 
 // Cases from git's t/t3070-wildmatch.sh (wildmatch with WM_PATHNAME, as
@@ -260,13 +262,7 @@ func ignoredLikeGit(rs *rules, path string, isDir bool) bool {
 // FuzzIgnoreMatchesGit compares the ignore engine with git's own answer
 // (git check-ignore --no-index) on generated patterns and paths.
 func FuzzIgnoreMatchesGit(f *testing.F) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		if os.Getenv("MCODE_REQUIRE_PEERS") == "1" {
-			f.Fatal("git is required (MCODE_REQUIRE_PEERS=1)")
-		}
-		f.Skip("git is not installed")
-	}
+	git := peer.Require(f, "git", "git")
 	for _, s := range [][2]string{
 		{"*.log", "a/b.log"}, {"a/", "a/b"}, {"/a", "b/a"}, {"**/b", "a/b"}, {"a/**", "a/b/c"},
 		{"a/**/b", "a/b"}, {"!a\n*", "a"}, {"a*\n!ab", "ab"}, {"[a-c]", "b"}, {"a?b", "a/b"},

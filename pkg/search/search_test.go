@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcode-dev/mcode/internal/peer"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -428,7 +429,7 @@ func TestREADMEListsDefaultExcludes(t *testing.T) {
 // A folder holding several repositories is not a repository itself: each
 // nested work tree's index still decides what is tracked.
 func TestNestedRepositories(t *testing.T) {
-	needPeer(t, "git")
+	peer.Require(t, "git", "git")
 	home := isolate(t)
 	ws := t.TempDir()
 	for _, name := range []string{"a", "b"} {

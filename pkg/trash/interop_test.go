@@ -13,22 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcode-dev/mcode/internal/peer"
 )
-
-// requirePeer finds a peer program, or skips the test, or fails it when
-// MCODE_REQUIRE_PEERS=1 (CI installs the peers and wants them used).
-func requirePeer(t *testing.T, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("MCODE_REQUIRE_PEERS") == "1" {
-		t.Fatalf("%s is required (MCODE_REQUIRE_PEERS=1) but not installed: apt-get install %s", name, pkg)
-	}
-	t.Skipf("%s not installed (apt-get install %s); skipping the interop test", name, pkg)
-	return ""
-}
 
 // cliTrash is a home trash shared by mcode and trash-cli: both get the
 // same HOME and XDG_DATA_HOME.
@@ -40,7 +26,7 @@ type cliTrash struct {
 
 func newCLITrash(t *testing.T) *cliTrash {
 	t.Helper()
-	requirePeer(t, "trash-put", "trash-cli")
+	peer.Require(t, "trash-put", "trash-cli")
 	base := t.TempDir()
 	home := filepath.Join(base, "home")
 	data := filepath.Join(home, ".local", "share")
