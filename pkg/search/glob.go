@@ -254,15 +254,6 @@ func (res *GlobResult) render() string {
 	if s := (Skipped{Ignored: res.Skipped.Ignored, Sensitive: res.Skipped.Sensitive}).describe(res.IgnoredDirs, MaxFileSize); s != "" {
 		b.WriteString(" (skipped " + s + ")")
 	}
-	if res.Partial {
-		b.WriteString("\nThe walk was cut short: results are partial.")
-	}
-	if res.Note != "" {
-		b.WriteString("\nNote: " + res.Note)
-	}
-	if res.Hint != "" {
-		b.WriteString("\nHint: " + res.Hint)
-	}
-	b.WriteByte('\n')
+	writeTail(&b, "walk", res.Partial, res.Note, res.Hint)
 	return b.String()
 }

@@ -631,17 +631,23 @@ func (res *GrepResult) summary(p GrepParams) string {
 	if len(facts) > 0 {
 		b.WriteString(" (" + strings.Join(facts, "; ") + ")")
 	}
-	if res.Partial {
-		b.WriteString("\nThe search was cut short: results are partial.")
+	writeTail(&b, "search", res.Partial, res.Note, res.Hint)
+	return b.String()
+}
+
+// writeTail ends a text answer of grep or glob: whether the work was cut
+// short, the note and the hint, each on its own line.
+func writeTail(b *strings.Builder, what string, partial bool, note, hint string) {
+	if partial {
+		b.WriteString("\nThe " + what + " was cut short: results are partial.")
 	}
-	if res.Note != "" {
-		b.WriteString("\nNote: " + res.Note)
+	if note != "" {
+		b.WriteString("\nNote: " + note)
 	}
-	if res.Hint != "" {
-		b.WriteString("\nHint: " + res.Hint)
+	if hint != "" {
+		b.WriteString("\nHint: " + hint)
 	}
 	b.WriteByte('\n')
-	return b.String()
 }
 
 func (s Skipped) describe(dirs []string, maxSize int) string {
