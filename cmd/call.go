@@ -199,14 +199,20 @@ func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runCall(c.Context(), f, opts)
+			return dispatch(c, f, opts, runF)
 		},
 	}
 	addArgsFlag(c, opts)
 	return c
+}
+
+// dispatch hands a parsed call to runF (command tests pass one to see what
+// the flags became) or runs it.
+func dispatch(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOptions) error) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return runCall(c.Context(), f, opts)
 }
 
 // runCall executes a call and prints its envelope.

@@ -19,10 +19,7 @@ func NewCmdDatetime(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runCall(c.Context(), f, opts)
+			return dispatch(c, f, opts, runF)
 		},
 	}
 	c.Flags().String("tz", "", "IANA time zone, e.g. UTC or Asia/Tokyo (default: the local zone)")

@@ -65,10 +65,7 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 				}
 				opts.Args["edits"] = list
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runCall(c.Context(), f, opts)
+			return dispatch(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

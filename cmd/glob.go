@@ -22,10 +22,7 @@ func NewCmdGlob(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 			if err := collectArgs(c, f.IO.In, opts, []string{"pattern", "path"}, args); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runCall(c.Context(), f, opts)
+			return dispatch(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

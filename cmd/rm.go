@@ -38,10 +38,7 @@ path gets an id for "mcode trash restore".`,
 			if upperR {
 				opts.Args["recursive"] = true
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runCall(c.Context(), f, opts)
+			return dispatch(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

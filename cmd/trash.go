@@ -36,10 +36,7 @@ func trashCall(f *Factory, runF func(*CallOptions) error, opts *CallOptions, fie
 				opts.Args[field] = jsonSafe(args)
 			}
 		}
-		if runF != nil {
-			return runF(opts)
-		}
-		return runCall(c.Context(), f, opts)
+		return dispatch(c, f, opts, runF)
 	}
 }
 

@@ -54,10 +54,7 @@ target.`,
 				}
 				opts.Args["content"] = text
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runCall(c.Context(), f, opts)
+			return dispatch(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()
