@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -111,11 +112,52 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 	if err != nil {
 		return nil, translateDecodeError(err, path, getenv)
 	}
+	if path != "" && len(cfg.Tools.Custom) > 0 {
+		if err := keepSchemaCase(path, &cfg); err != nil {
+			return nil, configError(path, "tools.custom", "%v", err)
+		}
+	}
 	if errs := cfg.Validate(); len(errs) > 0 {
 		fe := errs[0]
 		return nil, configError(sourceOf(fe.Key, path, getenv), fe.Key, "expected %s, got %v", fe.Expected, fe.Got)
 	}
 	return &cfg, nil
+}
+
+// keepSchemaCase reads the input schemas of tools.custom again from the
+// file: viper lowers every map key, and a schema's property names are the
+// tool's argument names, case and all.
+func keepSchemaCase(path string, cfg *config.Config) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	custom, _ := childFold(childFold(doc, "tools"), "custom").([]any)
+	if len(custom) != len(cfg.Tools.Custom) {
+		return nil // set from the environment, not the file
+	}
+	for i, entry := range custom {
+		if schema, ok := childFold(entry, "inputSchema").(map[string]any); ok {
+			cfg.Tools.Custom[i].InputSchema = schema
+		}
+	}
+	return nil
+}
+
+// childFold is node's key, compared as viper compares keys (ignoring
+// case); nil when node is not a mapping or lacks the key.
+func childFold(node any, key string) any {
+	m, _ := node.(map[string]any)
+	for k, v := range m {
+		if strings.EqualFold(k, key) {
+			return v
+		}
+	}
+	return nil
 }
 
 func envName(key string) string {

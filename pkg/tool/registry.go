@@ -94,6 +94,9 @@ var (
 	mutatingTools    = []string{"write", "edit", "rm", "trash_put", "trash_restore", "trash_empty", "task", "task_append"}
 	taskControlTools = []string{"task_output", "task_stop", "task_list", "task_wait"}
 	delegationTools  = []string{"task", "task_append"}
+	// subtaskDenied are taken from an agent that runs as a sub-task: the
+	// todo list is the main agent's plan (seed 000 refuses it todowrite).
+	subtaskDenied = append([]string{"todo_write", "todo_read"}, delegationTools...)
 )
 
 // Profile is the caller's agent, role and switches: it decides which
@@ -103,6 +106,9 @@ type Profile struct {
 	Role       string
 	Allowed    []string // empty: every tool
 	Disallowed []string
+	// Subtask is an agent that runs as another agent's sub-task
+	// (agents.<name>.subtask).
+	Subtask bool
 	// Disabled is MCODE_DISABLE_TOOLS=1: no tool may run.
 	Disabled bool
 }
@@ -126,6 +132,9 @@ func (p Profile) Permits(t *Tool) *Error {
 	}
 	if containsName(p.Disallowed, name) {
 		return deny("agent %q lists it in disallowedTools", p.Agent)
+	}
+	if p.Subtask && containsName(subtaskDenied, name) {
+		return deny("agent %q runs as a sub-task (subtask: true), and a sub-task neither keeps a todo list nor delegates", p.Agent)
 	}
 	switch p.Role {
 	case RoleWorker:

@@ -52,8 +52,12 @@ type Env struct {
 	DataDir  string // MCODE_HOME
 	UserHome string // $HOME, for ~ in paths
 	Role     string // the caller's role (RoleWorker, RoleVerifier, RoleExplore) or ""
-	Config   *config.Config
-	Now      func() time.Time
+	// Session names the caller's conversation (MCODE_SESSION, or an mcp
+	// serve connection); "" when there is none. State kept per session
+	// (the todo list) falls back to the workspace root.
+	Session string
+	Config  *config.Config
+	Now     func() time.Time
 	// Stderr takes progress bars and warnings; StderrIsTerminal says
 	// whether a person is watching it.
 	Stderr           io.Writer
