@@ -52,12 +52,8 @@ type Env struct {
 	DataDir  string // MCODE_HOME
 	UserHome string // $HOME, for ~ in paths
 	Role     string // the caller's role (RoleWorker, RoleVerifier, RoleExplore) or ""
-	// Session names the caller's conversation (MCODE_SESSION, or an mcp
-	// serve connection); "" when there is none. State kept per session
-	// (the todo list) falls back to the workspace root.
-	Session string
-	Config  *config.Config
-	Now     func() time.Time
+	Config   *config.Config
+	Now      func() time.Time
 	// Stderr takes progress bars and warnings; StderrIsTerminal says
 	// whether a person is watching it.
 	Stderr           io.Writer
@@ -65,6 +61,10 @@ type Env struct {
 	// Getenv reads the caller's environment (XDG_DATA_HOME, …); nil means
 	// the process's own. Use LookupEnv.
 	Getenv func(key string) string
+	// Session names the caller's conversation (MCODE_SESSION, or an mcp
+	// serve connection); "" when there is none. State kept per session
+	// (the todo list) falls back to the workspace root.
+	Session string
 }
 
 // LookupEnv reads one variable of the caller's environment.
