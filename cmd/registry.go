@@ -11,6 +11,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/search"
+	"github.com/mcode-dev/mcode/pkg/skills"
 	"github.com/mcode-dev/mcode/pkg/todo"
 	"github.com/mcode-dev/mcode/pkg/tool"
 	"github.com/mcode-dev/mcode/pkg/trash"
@@ -42,7 +43,13 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		trash.PutTool(),
 		datetime.Tool(),
 		todo.WriteTool(), todo.ReadTool(),
+		skills.ListTool(), skills.LoadTool(readFile),
 	}
+}
+
+// readFile is read's paging for the files of a skill.
+func readFile(ctx context.Context, env *tool.Env, path string, offset, limit int) (*tool.Response, error) {
+	return read.Run(ctx, env, read.Params{Path: path, Offset: offset, Limit: limit})
 }
 
 // bashEnviron is what bash commands inherit: this process's environment,
