@@ -12,6 +12,8 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // Names of the task tools.
@@ -68,10 +70,10 @@ type TaskInfo struct {
 	EndedAt    *time.Time `json:"ended_at"`
 	DurationS  float64    `json:"duration_s"`
 	// Bytes is the output so far (in the spool while running).
-	Bytes          int64     `json:"bytes"`
-	FullOutputPath string    `json:"full_output_path"`
-	Leftovers      []procRef `json:"leftovers"`
-	Survivors      []procRef `json:"survivors"`
+	Bytes          int64          `json:"bytes"`
+	FullOutputPath string         `json:"full_output_path"`
+	Leftovers      []proctree.Ref `json:"leftovers"`
+	Survivors      []proctree.Ref `json:"survivors"`
 }
 
 func (t *task) info(now time.Time) TaskInfo {
@@ -365,7 +367,7 @@ func TaskStopTool() *tool.Tool {
 // with the usual grace) and waits for its record. A supervisor that does
 // not answer is killed and the tree is ended by its job marker.
 func (t *task) stop(ctx context.Context) string {
-	terminate(t.meta.SupervisorPID)
+	proctree.Terminate(t.meta.SupervisorPID)
 	waitCtx, cancel := context.WithTimeout(ctx, stopWait)
 	t.wait(waitCtx)
 	cancel()
@@ -373,7 +375,7 @@ func (t *task) stop(ctx context.Context) string {
 		return ""
 	}
 	if supervisorAlive(t.meta) {
-		forceKill(t.meta.SupervisorPID)
+		proctree.ForceKill(t.meta.SupervisorPID)
 	}
 	return t.stopLost(fmt.Sprintf("its supervisor (pid %d) did not answer within %s and was killed", t.meta.SupervisorPID, stopWait))
 }
@@ -383,17 +385,17 @@ func (t *task) stop(ctx context.Context) string {
 // records it as stopped.
 func (t *task) stopLost(why string) string {
 	marker := jobMarkerVar + "=" + t.meta.ID
-	members := func() []proc {
-		var out []proc
-		for _, pid := range allPIDs() {
-			if p, ok := readProc(pid); ok && !p.dead() && hasEnv(pid, marker) {
+	members := func() []proctree.Proc {
+		var out []proctree.Proc
+		for _, pid := range proctree.AllPIDs() {
+			if p, ok := proctree.Read(pid); ok && !p.Dead() && proctree.HasEnv(pid, marker) {
 				out = append(out, p)
 			}
 		}
 		return out
 	}
-	found := refs(members())
-	survivors := stopProcs(members, KillGrace)
+	found := proctree.Refs(members())
+	survivors := proctree.Stop(members, KillGrace)
 	rec := record{
 		Status: StatusStopped, ExitCode: -1, Reason: why, StartedAt: t.meta.StartedAt, EndedAt: time.Now(),
 		Leftovers: found, Survivors: survivors,
