@@ -33,7 +33,7 @@ func toolCommand(f *Factory, runF func(*CallOptions) error, name, use, short, ex
 			if err := collectArgs(c, f.IO.In, opts, fields, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	if flags != nil {

@@ -73,6 +73,7 @@ var limits = map[string]any{
 func ListTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ListName, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: listDescription, Schema: listSchema, Data: limits,
 	}, func(ctx context.Context, env *tool.Env, _ ListParams) (*tool.Response, error) {
 		cat := Scan(env)
@@ -84,6 +85,7 @@ func ListTool() *tool.Tool {
 func LoadTool(read ReadFunc) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: LoadName, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: loadDescription, Schema: loadSchema, Data: limits,
 	}, func(ctx context.Context, env *tool.Env, p LoadParams) (*tool.Response, error) {
 		return Load(ctx, env, read, p)

@@ -116,6 +116,9 @@ var limits = map[string]any{"MaxItems": MaxItems, "MaxContentChars": MaxContentC
 func WriteTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: WriteName, Mode: tool.Sequential,
+		// Writing the same list again changes nothing; it touches no
+		// workspace file, so every role keeps it.
+		Facts:       tool.Facts{Idempotent: true, SessionState: true},
 		Description: writeDescription, Schema: writeSchema, Data: limits,
 	}, Write)
 }
@@ -124,6 +127,7 @@ func WriteTool() *tool.Tool {
 func ReadTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ReadName, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: readDescription, Schema: readSchema, Data: limits,
 	}, func(ctx context.Context, env *tool.Env, _ ReadParams) (*tool.Response, error) {
 		return Read(ctx, env)
