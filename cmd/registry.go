@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcode-dev/mcode/pkg/cmdtool"
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
@@ -56,8 +57,22 @@ func readFile(ctx context.Context, env *tool.Env, path string, offset, limit int
 
 // providers are the sources of tools from outside (MCP servers, command
 // tools from config), asked by the registry when a call needs them.
-func (f *Factory) providers(cfg *config.Config) []tool.Provider {
-	return nil
+// A declaration that is broken is a config error.
+func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Provider, error) {
+	var out []tool.Provider
+	root, err := f.RootDir()
+	if err != nil {
+		return nil, err
+	}
+	builtin := func(name string) bool { _, ok := reg.Lookup(name); return ok }
+	commands, err := cmdtool.NewProvider(cfg, root, builtin, f.bashEnviron)
+	if err != nil {
+		return nil, err
+	}
+	if commands != nil {
+		out = append(out, commands)
+	}
+	return out, nil
 }
 
 // guard plugs the guard, the hooks and the audit into the call path.
