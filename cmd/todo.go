@@ -14,7 +14,7 @@ func NewCmdTodo(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	c.AddCommand(
-		toolCommand(f, runF, todo.WriteName, "write --args JSON|@FILE|-", "Replace the todo list (the whole list each time) and say what changed",
+		toolCommand(f, runF, todo.WriteName, "write", "Replace the todo list (the whole list each time) and say what changed",
 			`  mcode todo write --args '{"todos":[{"content":"Run the tests","status":"in_progress","active_form":"Running the tests"},{"content":"Update the README","status":"pending"}]}'
   MCODE_SESSION=review-42 mcode todo write --args @todos.json`, cobra.NoArgs, nil, nil),
 		toolCommand(f, runF, todo.ReadName, "list", "Show the todo list as a checklist", "  mcode todo list", cobra.NoArgs, nil, nil),
