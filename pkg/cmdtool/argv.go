@@ -56,12 +56,19 @@ func expandArgv(argv []string, args map[string]any) []string {
 	return out
 }
 
+// onlyPlaceholder says whether arg is one placeholder and nothing else,
+// parsed as placeholders parses it (the first }} closes).
 func onlyPlaceholder(arg string) (string, bool) {
-	s := strings.TrimSpace(arg)
-	if !strings.HasPrefix(s, "{{") || !strings.HasSuffix(s, "}}") || strings.Count(s, "{{") != 1 {
+	s := arg
+	if !strings.HasPrefix(s, "{{") {
 		return "", false
 	}
-	return strings.TrimSpace(s[2 : len(s)-2]), true
+	j := strings.Index(s[2:], "}}")
+	if j < 0 || 2+j+2 != len(s) {
+		return "", false
+	}
+	field := strings.TrimSpace(s[2 : 2+j])
+	return field, field != ""
 }
 
 func substitute(arg string, args map[string]any) string {
@@ -77,7 +84,10 @@ func substitute(arg string, args map[string]any) string {
 			return b.String()
 		}
 		b.WriteString(rest[:i])
-		if v, ok := args[strings.TrimSpace(rest[i+2:i+2+j])]; ok && v != nil {
+		field := strings.TrimSpace(rest[i+2 : i+2+j])
+		if field == "" {
+			b.WriteString(rest[i : i+2+j+2]) // {{}} names nothing: kept as written
+		} else if v, ok := args[field]; ok && v != nil {
 			b.WriteString(text(v))
 		}
 		rest = rest[i+2+j+2:]

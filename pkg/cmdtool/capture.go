@@ -87,6 +87,10 @@ func (s *stream) add(p []byte) {
 			s.write(p[n:])
 		}
 	} else {
+		if s.spool == nil && s.spooled == 0 {
+			s.startSpool()
+			s.write(s.head)
+		}
 		s.write(p)
 	}
 	s.tail = append(s.tail, p...)

@@ -277,7 +277,7 @@ func textField(m map[string]any, key string, max int) (string, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("front matter %s is a %s, want a text", key, tool.JSONKind(v))
+		return "", fmt.Errorf("front matter %s is %s, want a text", key, tool.JSONKind(v))
 	}
 	s = strings.TrimSpace(s)
 	switch n := utf8.RuneCountInString(s); {
