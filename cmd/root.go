@@ -20,11 +20,13 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcode <command> [flags]",
 		Short: "The tool layer for coding agents: each command prints one JSON result",
-		Long: `mcode is one binary of tools a coding agent needs. Every command prints exactly
-one JSON object on stdout ({"ok", "tool", "output", "result", "truncated",
-"continuation", "archived", "error", "duration_ms"}) and exits with a code a
-script can branch on: 0 ok, 1 tool failure, 2 usage, 75 approval required,
-77 denied, 124 timeout, 130 interrupted.
+		Long: `mcode is one binary of tools a coding agent needs. Piped (to a program, a
+script, a model's bash tool) every command prints exactly one JSON object on
+stdout ({"ok", "tool", "output", "result", "truncated", "continuation",
+"archived", "error", "duration_ms"}); on a terminal it prints the text, and
+-o json|text chooses. It exits with a code a script can branch on: 0 ok,
+1 tool failure, 2 usage, 75 approval required, 77 denied, 124 timeout,
+130 interrupted; mcode bash exits with the command's own status.
 
 Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		SilenceErrors: true,
@@ -39,7 +41,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 	pf.StringVar(&f.Global.Config, "config", "", "config file (env MCODE_CONFIG; default: ./.mcode.yaml, then $XDG_CONFIG_HOME/mcode/config.yaml)")
 	pf.StringVar(&f.Global.Agent, "agent", "", "agent profile whose tool set applies (env MCODE_AGENT; default: default)")
 	pf.StringVar(&f.Global.Role, "role", "", "role that narrows the tool set: "+strings.Join(tool.Roles, ", ")+" (env MCODE_ROLE)")
-	pf.StringVarP(&f.Global.Output, "output", "o", "", "output form: "+strings.Join(outputForms, " or ")+" (env MCODE_OUTPUT; default: json)")
+	pf.StringVarP(&f.Global.Output, "output", "o", "", "output form: "+strings.Join(outputForms, " or ")+" (env MCODE_OUTPUT; default: text on a terminal, else json)")
 	pf.StringVar(&f.Global.Approval, "approval", "", "run a call the guard held for approval, once a person approved it (env MCODE_APPROVAL)")
 	pf.StringVar(&f.Global.Timeout, "timeout", "", "per-call time limit: seconds (90) or a duration (90s, 2m); each tool has its default")
 

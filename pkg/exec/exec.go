@@ -401,7 +401,7 @@ func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) 
 	} else if r.TaskID == "" {
 		removeTaskDir(rs.taskDir)
 	}
-	resp.Output = withNotes(text, r.Notes)
+	resp.Output, resp.Notices = withNotices(text, r.Notes)
 	return resp, statusError(rec)
 }
 
@@ -437,6 +437,16 @@ func statusError(rec record) error {
 // withNotes appends the notes to the output, one per line. What it adds
 // to an empty text is the most it adds to any: OutputCap less that is the
 // room for the text.
+// withNotices is withNotes, and the end of it that is notices rather than
+// the command's output: the notes, and "(no output)" standing for none.
+func withNotices(text string, notes []string) (out, notices string) {
+	out = withNotes(text, notes)
+	if text == noOutput {
+		return out, out
+	}
+	return out, out[len(text):]
+}
+
 func withNotes(text string, notes []string) string {
 	if len(notes) == 0 {
 		return text

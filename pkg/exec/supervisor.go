@@ -419,7 +419,7 @@ func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Respon
 	resp := &tool.Response{Result: r}
 	follow := fmt.Sprintf("\nFollow it with `mcode task output %[1]s` (add --wait S to wait for it), `mcode task wait %[1]s`, or end it with `mcode task stop %[1]s`.", meta.ID)
 	if after == nil {
-		resp.Output = withNotes(fmt.Sprintf("Started background task %s (pid %d): %s\n", meta.ID, meta.PID, oneLine(meta.Command, commandShown))+follow, r.Notes)
+		resp.Output, resp.Notices = withNotices(fmt.Sprintf("Started background task %s (pid %d): %s\n", meta.ID, meta.PID, oneLine(meta.Command, commandShown))+follow, r.Notes)
 		return resp
 	}
 	head := fmt.Sprintf("Still running after %s: moved to background task %s (pid %d) without restarting it; its time limit of %s still applies.\n\nOutput so far:\n",
@@ -432,7 +432,7 @@ func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Respon
 		resp.Truncated = true
 		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
 	}
-	resp.Output = withNotes(head+strings.TrimRight(text, "\n")+"\n"+follow, r.Notes)
+	resp.Output, resp.Notices = withNotices(head+strings.TrimRight(text, "\n")+"\n"+follow, r.Notes)
 	return resp
 }
 
