@@ -262,5 +262,33 @@ if want P11; then
   rm -rf "$MCODE_HOME/tasks"
 fi
 
+# Agent state and extension: a command tool's call against running its
+# program directly (the cost mcode adds: start, config, schema, process
+# group, tree check), and the skills catalogue against reading the front
+# matter of the same 200 skills with head.
+if want X1; then
+  ext=$work/ext
+  mkdir -p "$ext"
+  cat >"$ext/.mcode.yaml" <<'YAML'
+tools:
+  custom:
+    - name: echo_json
+      description: Prints a JSON object.
+      command: [/usr/bin/printf, '{"ok": true}']
+      stdin: none
+YAML
+  bench X1 "command tool: mcode call echo_json" "cd $ext && $MCODE call echo_json" "/usr/bin/printf" "cd $ext && /usr/bin/printf '{\"ok\": true}'"
+fi
+if want X2; then
+  sk=$work/skills
+  if [ ! -d "$sk/.mcode/skills" ]; then
+    for i in $(seq 1 200); do
+      mkdir -p "$sk/.mcode/skills/s$i"
+      printf -- '---\nname: s%d\ndescription: Skill number %d, for benchmarks.\n---\n# Body\n\nSome text.\n' "$i" "$i" >"$sk/.mcode/skills/s$i/SKILL.md"
+    done
+  fi
+  bench X2 "mcode skills list (200 skills)" "cd $sk && $MCODE skills list" "head -n 4" "cd $sk && head -q -n 4 .mcode/skills/*/SKILL.md"
+fi
+
 echo >&2
 echo "runs=$RUNS, median of each; ratio = mcode / peer (lower is better); RSS = peak KiB of one run" >&2

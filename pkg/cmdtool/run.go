@@ -92,6 +92,12 @@ func (d *Def) Run(ctx context.Context, env *tool.Env, environ []string, rawArgs 
 			Message: fmt.Sprintf("command tool %s could not start %s: %v", d.Name, prog, unwrapExec(err)),
 			Hint:    fmt.Sprintf("check command in its declaration (%s): the program must exist and be executable", d.Origin)}
 	}
+	// Processes of the call start after its leader: older ones are
+	// skipped without reading their environment.
+	var since uint64
+	if p, ok := proctree.Read(cmd.Process.Pid); ok {
+		since = p.Start
+	}
 	go stdout.drain(outR)
 	go stderr.drain(errR)
 
@@ -106,9 +112,13 @@ func (d *Def) Run(ctx context.Context, env *tool.Env, environ []string, rawArgs 
 	}
 	// Whatever is left of the tree goes with the call: on a stop, the
 	// whole of it; after a normal exit, what the program left behind.
-	members := func() []proctree.Proc { return jobMembers(cmd.Process.Pid, job) }
-	killed := len(members())
-	survivors := proctree.Stop(members, StopGrace)
+	members := func() []proctree.Proc { return jobMembers(cmd.Process.Pid, job, since) }
+	left := members()
+	killed := len(left)
+	var survivors []proctree.Ref
+	if killed > 0 {
+		survivors = proctree.Stop(members, StopGrace)
+	}
 	if stopped {
 		waitErr = <-exited
 	}
@@ -185,9 +195,9 @@ func survivorNote(s []proctree.Ref) string {
 }
 
 // jobMembers are the living processes of a call: the leader's
-// descendants, and any that carries the call's marker (re-parented, or in
-// a session of its own).
-func jobMembers(leader int, job string) []proctree.Proc {
+// descendants, and any started since the leader that carries the call's
+// marker (re-parented, or in a session of its own).
+func jobMembers(leader int, job string, since uint64) []proctree.Proc {
 	seen := map[int]bool{}
 	var out []proctree.Proc
 	for _, p := range proctree.Descendants(leader) {
@@ -195,10 +205,10 @@ func jobMembers(leader int, job string) []proctree.Proc {
 		out = append(out, p)
 	}
 	for _, pid := range proctree.AllPIDs() {
-		if seen[pid] || !proctree.HasEnv(pid, JobVar+"="+job) {
+		if seen[pid] {
 			continue
 		}
-		if p, ok := proctree.Read(pid); ok && !p.Dead() {
+		if p, ok := proctree.Read(pid); ok && !p.Dead() && p.Start >= since && proctree.HasEnv(pid, JobVar+"="+job) {
 			out = append(out, p)
 		}
 	}

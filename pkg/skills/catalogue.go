@@ -13,9 +13,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -131,18 +134,17 @@ func Scan(env *tool.Env) *Catalogue {
 			}
 			seenDir[real] = true
 		}
+		var folders []string
 		for _, e := range entries {
-			if d.Skills >= MaxSkillsPerDir {
+			if len(folders) >= MaxSkillsPerDir {
 				break
 			}
 			dir := filepath.Join(d.Path, e.Name())
-			if strings.HasPrefix(e.Name(), ".") || !isDir(dir) {
-				continue
+			if !strings.HasPrefix(e.Name(), ".") && (e.IsDir() || e.Type()&fs.ModeSymlink != 0 && isDir(dir)) {
+				folders = append(folders, dir)
 			}
-			s, ok := parseSkill(dir, d.Dir)
-			if !ok {
-				continue
-			}
+		}
+		for _, s := range parseAll(folders, d.Dir) {
 			d.Skills++
 			if s.Error != "" {
 				cat.Broken = append(cat.Broken, s)
@@ -159,6 +161,33 @@ func Scan(env *tool.Env) *Catalogue {
 		cat.Dirs = append(cat.Dirs, d)
 	}
 	return cat
+}
+
+// parseAll parses the folders' SKILL.md files on every CPU (the YAML
+// parse is most of a large catalogue's cost) and returns the skills
+// found, in the folders' order.
+func parseAll(folders []string, source string) []Skill {
+	found := make([]Skill, len(folders))
+	ok := make([]bool, len(folders))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(folders)/8)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(folders); i = int(next.Add(1) - 1) {
+				found[i], ok[i] = parseSkill(folders[i], source)
+			}
+		}()
+	}
+	wg.Wait()
+	out := found[:0]
+	for i, s := range found {
+		if ok[i] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // isDir follows a symlinked skill folder: linking a skill in is how many
