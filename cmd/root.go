@@ -35,7 +35,12 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 			return validateGlobal(f)
 		},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's completion command: mcode completion bash|zsh|fish|powershell
+	// prints the script itself (the one command whose stdout is not JSON).
+	root.CompletionOptions.HiddenDefaultCmd = false
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.Flags().BoolP("version", "v", false, "print the version (as mcode version)")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Global.Root, "root", "", "workspace root; relative paths resolve here (env MCODE_ROOT; default: current directory)")
 	pf.StringVar(&f.Global.Config, "config", "", "config file (env MCODE_CONFIG; default: ./.mcode.yaml, then $XDG_CONFIG_HOME/mcode/config.yaml)")
@@ -85,6 +90,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		NewCmdTools(f, nil),
 		NewCmdArchive(f),
 		NewCmdVersion(f),
+		NewCmdMan(f),
 	)
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [command]",
@@ -102,6 +108,13 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		},
 	})
 	requireSubcommand(root)
+	groupRun := root.RunE
+	root.RunE = func(c *cobra.Command, args []string) error {
+		if v, _ := c.Flags().GetBool("version"); v {
+			return finish(f, versionEnvelope())
+		}
+		return groupRun(c, args)
+	}
 	return root
 }
 

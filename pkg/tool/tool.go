@@ -184,7 +184,7 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 			var p P
 			if err := decodeParams(args, &p); err != nil {
 				return nil, &Error{Code: CodeUsage, Message: fmt.Sprintf("arguments for %s: %v", spec.Name, err),
-					Hint: fmt.Sprintf("`mcode tools list` shows the parameters of %s", spec.Name)}
+					Hint: fmt.Sprintf("`mcode tools list %s` shows its parameters", spec.Name)}
 			}
 			return run(ctx, env, p)
 		},
