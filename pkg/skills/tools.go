@@ -65,8 +65,12 @@ var (
 	loadSchema string
 )
 
-var limits = map[string]any{
-	"FileName": FileName, "ListDescriptionChars": ListDescriptionChars, "MaxListedFiles": MaxListedFiles,
+// limits are the constants the description and schema quote (a func:
+// a package-level map would be built at every start).
+func limits() map[string]any {
+	return map[string]any{
+		"FileName": FileName, "ListDescriptionChars": ListDescriptionChars, "MaxListedFiles": MaxListedFiles,
+	}
 }
 
 // ListTool is skill_list's registry entry.
@@ -74,7 +78,7 @@ func ListTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ListName, Mode: tool.Parallel,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
-		Description: listDescription, Schema: listSchema, Data: limits,
+		Description: listDescription, Schema: listSchema, Data: limits(),
 	}, func(ctx context.Context, env *tool.Env, _ ListParams) (*tool.Response, error) {
 		cat := Scan(env)
 		return &tool.Response{Output: renderList(cat), Result: cat}, nil
@@ -86,7 +90,7 @@ func LoadTool(read ReadFunc) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: LoadName, Mode: tool.Parallel,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
-		Description: loadDescription, Schema: loadSchema, Data: limits,
+		Description: loadDescription, Schema: loadSchema, Data: limits(),
 	}, func(ctx context.Context, env *tool.Env, p LoadParams) (*tool.Response, error) {
 		return Load(ctx, env, read, p)
 	})

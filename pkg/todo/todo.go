@@ -110,7 +110,11 @@ var (
 	readSchema string
 )
 
-var limits = map[string]any{"MaxItems": MaxItems, "MaxContentChars": MaxContentChars}
+// limits are the constants the description and schema quote (a func:
+// a package-level map would be built at every start).
+func limits() map[string]any {
+	return map[string]any{"MaxItems": MaxItems, "MaxContentChars": MaxContentChars}
+}
 
 // WriteTool is todo_write's registry entry.
 func WriteTool() *tool.Tool {
@@ -119,7 +123,7 @@ func WriteTool() *tool.Tool {
 		// Writing the same list again changes nothing; it touches no
 		// workspace file, so every role keeps it.
 		Facts:       tool.Facts{Idempotent: true, SessionState: true},
-		Description: writeDescription, Schema: writeSchema, Data: limits,
+		Description: writeDescription, Schema: writeSchema, Data: limits(),
 	}, Write)
 }
 
@@ -128,7 +132,7 @@ func ReadTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ReadName, Mode: tool.Parallel,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
-		Description: readDescription, Schema: readSchema, Data: limits,
+		Description: readDescription, Schema: readSchema, Data: limits(),
 	}, func(ctx context.Context, env *tool.Env, _ ReadParams) (*tool.Response, error) {
 		return Read(ctx, env)
 	})
