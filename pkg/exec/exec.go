@@ -271,6 +271,11 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		}
 		cfg.AutoBackgroundAfter = 0
 	}
+	if p.AutoBackground == nil && (isTruthy(env.LookupEnv("CI")) || isTruthy(env.LookupEnv("GITHUB_ACTIONS"))) {
+		// A script or CI job branches on the command's status: a call
+		// that returned while its command still ran would fool it.
+		cfg.AutoBackgroundAfter = 0
+	}
 	pl := makePlan(p, cfg)
 	cwd, err := workDir(env, p.Cwd)
 	if err != nil {

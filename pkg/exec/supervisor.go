@@ -385,7 +385,9 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			}
 			s.detach()
 			gcTasks(rs.env.DataDir, time.Now())
-			return rs.background(meta, &pl.autoAfter), nil
+			return rs.background(meta, &pl.autoAfter), &tool.Error{Code: tool.CodeBackgrounded,
+				Message: fmt.Sprintf("still running after %s: moved to background task %s, so there is no exit status yet", seconds(pl.autoAfter), meta.ID),
+				Hint:    fmt.Sprintf("`mcode task wait %[1]s` waits for it and exits with the command's status; `mcode task output %[1]s` shows what is new; under CI, or with bash.autoBackgroundAfter: 0, a foreground call waits for its command", meta.ID)}
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				s.send(cmdTimeout) // the call's own deadline: a time-out
