@@ -323,7 +323,12 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		rs.note("the requested timeout of %s was cut to the %s foreground maximum; use background for longer commands",
 			secondsText(*p.Timeout), seconds(pl.limit))
 	}
-	return o.runSupervised(ctx, rs)
+	resp, err := o.runSupervised(ctx, rs)
+	if env.Live != nil && resp != nil && rs.result.Status != StatusRunning {
+		// The person saw the output as it came; only the status is news.
+		resp.Shown = true
+	}
+	return resp, err
 }
 
 func (rs *runSetup) note(format string, args ...any) {
