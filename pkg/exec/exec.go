@@ -271,6 +271,11 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		}
 		cfg.AutoBackgroundAfter = 0
 	}
+	if p.AutoBackground == nil && (isTruthy(env.LookupEnv("CI")) || isTruthy(env.LookupEnv("GITHUB_ACTIONS"))) {
+		// A script or CI job branches on the command's status: a call
+		// that returned while its command still ran would fool it.
+		cfg.AutoBackgroundAfter = 0
+	}
 	pl := makePlan(p, cfg)
 	cwd, err := workDir(env, p.Cwd)
 	if err != nil {
@@ -318,7 +323,12 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		rs.note("the requested timeout of %s was cut to the %s foreground maximum; use background for longer commands",
 			secondsText(*p.Timeout), seconds(pl.limit))
 	}
-	return o.runSupervised(ctx, rs)
+	resp, err := o.runSupervised(ctx, rs)
+	if env.Live != nil && resp != nil && rs.result.Status != StatusRunning {
+		// The person saw the output as it came; only the status is news.
+		resp.Shown = true
+	}
+	return resp, err
 }
 
 func (rs *runSetup) note(format string, args ...any) {

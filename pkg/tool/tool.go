@@ -87,6 +87,10 @@ type Env struct {
 	// whether a person is watching it.
 	Stderr           io.Writer
 	StderrIsTerminal bool
+	// Live, when set, is a terminal where a person watches the call: a
+	// tool may show its output there as it comes (bash does), and says so
+	// with Response.Shown.
+	Live io.Writer
 	// Getenv reads the caller's environment (XDG_DATA_HOME, …); nil means
 	// the process's own. Use LookupEnv.
 	Getenv func(key string) string
