@@ -57,6 +57,9 @@ type Item struct {
 	Content    string `json:"content"`
 	Status     string `json:"status"`
 	ActiveForm string `json:"active_form,omitempty"`
+	// ActiveFormCC is Claude Code's spelling of active_form, taken on
+	// input and stored as active_form.
+	ActiveFormCC string `json:"activeForm,omitempty"`
 }
 
 // WriteParams are todo_write's parameters.
@@ -189,6 +192,13 @@ func clean(in []Item) ([]Item, error) {
 		n := i + 1
 		it.Content = strings.TrimSpace(it.Content)
 		it.ActiveForm = strings.TrimSpace(it.ActiveForm)
+		if cc := strings.TrimSpace(it.ActiveFormCC); cc != "" {
+			if it.ActiveForm != "" && it.ActiveForm != cc {
+				return nil, tool.Errorf(tool.CodeInvalidArgs, "todos[%d] gives active_form %q and activeForm %q, two names of one field", n, short(it.ActiveForm), short(cc)).
+					WithHint("pass only active_form")
+			}
+			it.ActiveForm, it.ActiveFormCC = cc, ""
+		}
 		if it.Content == "" {
 			return nil, tool.Errorf(tool.CodeInvalidArgs, "todos[%d] has an empty content", n).
 				WithHint("give every item a short imperative text, e.g. \"Run the tests\"")

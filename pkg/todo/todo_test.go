@@ -13,8 +13,8 @@ import (
 )
 
 func TestDiffMatchesByContent(t *testing.T) {
-	old := []Item{{"a", Pending, ""}, {"b", InProgress, ""}, {"c", Pending, ""}}
-	now := []Item{{"b", Completed, ""}, {"c", InProgress, ""}, {"d", Pending, ""}}
+	old := []Item{{Content: "a", Status: Pending}, {Content: "b", Status: InProgress}, {Content: "c", Status: Pending}}
+	now := []Item{{Content: "b", Status: Completed}, {Content: "c", Status: InProgress}, {Content: "d", Status: Pending}}
 	ch := diff(old, now)
 	for name, got := range map[string][]string{"added": ch.Added, "started": ch.Started, "completed": ch.Completed, "removed": ch.Removed} {
 		want := map[string][]string{"added": {"d"}, "started": {"c"}, "completed": {"b"}, "removed": {"a"}}[name]
@@ -25,7 +25,7 @@ func TestDiffMatchesByContent(t *testing.T) {
 }
 
 func TestCleanRefusesTwoInProgress(t *testing.T) {
-	_, err := clean([]Item{{"one", InProgress, ""}, {"two", Pending, ""}, {"three", InProgress, ""}})
+	_, err := clean([]Item{{Content: "one", Status: InProgress}, {Content: "two", Status: Pending}, {Content: "three", Status: InProgress}})
 	te, ok := err.(*tool.Error)
 	if !ok || te.Code != tool.CodeInvalidArgs || !strings.Contains(te.Message, `todos[1] "one" and todos[3] "three"`) {
 		t.Fatalf("err %v", err)
@@ -43,7 +43,7 @@ func TestCorruptListCountsAsEmpty(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, fileName), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := Write(context.Background(), env, WriteParams{Todos: []Item{{"x", Pending, ""}}})
+	resp, err := Write(context.Background(), env, WriteParams{Todos: []Item{{Content: "x", Status: Pending}}})
 	if err != nil {
 		t.Fatal(err)
 	}
