@@ -89,6 +89,9 @@ func ListTool() *tool.Tool {
 func LoadTool(read ReadFunc) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: LoadName, Mode: tool.Parallel,
+		// Claude Code's Skill tool takes skill; the seed's load_skill
+		// takes skillName and filePath.
+		Aliases:     map[string]tool.Alias{"skill": {Param: "name"}, "skillName": {Param: "name"}, "filePath": {Param: "file"}, "file_path": {Param: "file"}},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: loadDescription, Schema: loadSchema, Data: limits(),
 	}, func(ctx context.Context, env *tool.Env, p LoadParams) (*tool.Response, error) {
