@@ -121,6 +121,7 @@ type TaskListResult struct {
 func TaskListTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskListName, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true, Tasks: true},
 		Description: taskListDescription, Schema: taskListSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, _ TaskListParams) (*tool.Response, error) {
 		gcTasks(env.DataDir, time.Now())
@@ -173,6 +174,7 @@ type TaskOutputResult struct {
 func TaskOutputTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskOutputName, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Tasks: true},
 		Description: taskOutputDescription, Schema: taskOutputSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskOutputParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
@@ -283,6 +285,7 @@ type TaskIDParams struct {
 func TaskWaitTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskWaitName, Mode: tool.Parallel, Timeout: DefaultTaskWait,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true, Tasks: true},
 		Description: taskWaitDescription, Schema: taskWaitSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
@@ -324,6 +327,7 @@ type TaskStopResult struct {
 func TaskStopTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskStopName, Mode: tool.Sequential,
+		Facts:       tool.Facts{Destructive: true, Idempotent: true, Processes: true, Tasks: true},
 		Description: taskStopDescription, Schema: taskStopSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
