@@ -46,6 +46,18 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p pathUse, c *dispatch.Cal
 			}
 		}
 	}
+	if p.link { // a deletion
+		root := Resolve(c.Env.Root, false)
+		home := ""
+		if c.Env.UserHome != "" {
+			home = Resolve(c.Env.UserHome, false)
+		}
+		if (within(root, real) && real != root) || (home != "" && real == home) {
+			raise(j, dispatch.Deny, SourcePath, "built-in: the workspace, the home folder and what holds them",
+				fmt.Sprintf("%s would delete %s, which is or holds the workspace root %s or the home folder", name, real, root))
+			return
+		}
+	}
 	if sensitive.MatchPath(filepath.ToSlash(abs), isDir) || sensitive.MatchPath(filepath.ToSlash(real), isDir) ||
 		procEnviron().MatchString(real) || procEnviron().MatchString(abs) {
 		how := "reading"
