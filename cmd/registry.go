@@ -50,7 +50,6 @@ func (f *Factory) providers(cfg *config.Config) []tool.Provider {
 	return nil
 }
 
-
 // bashEnviron is what bash commands inherit: this process's environment,
 // with the workspace root for the rm shim (trash.ShimRootVar).
 func (f *Factory) bashEnviron() []string {

@@ -80,6 +80,10 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		NewCmdCall(f, nil),
 		NewCmdTools(f, nil),
 		NewCmdArchive(f),
+		NewCmdGuard(f),
+		NewCmdApprove(f),
+		NewCmdDeny(f),
+		NewCmdAudit(f),
 		NewCmdVersion(f),
 	)
 	root.SetHelpCommand(&cobra.Command{

@@ -241,7 +241,7 @@ func (s *scope) call(c *syntax.CallExpr) {
 	for i, w := range c.Args {
 		dl[i] = hasDownload(s, w)
 	}
-	s.follow(argv{words, static, dl}, s.via, 0)
+	s.follow(argv{words: words, static: static, download: dl}, s.via, 0)
 }
 
 // argv is a simple command's words with what is known of each.
@@ -249,6 +249,8 @@ type argv struct {
 	words    []string
 	static   []bool // known before the command runs
 	download []bool // holds a download's output ($(curl …), <(wget …))
+	// fromStdin: xargs adds words read at run time.
+	fromStdin bool
 }
 
 // follow judges what a command runs in turn: the command behind a
@@ -276,13 +278,29 @@ func (s *scope) follow(v argv, via []string, hops int) {
 	nested := func(i int, label string) { s.nestedScript(v, i, via, label) }
 	switch {
 	case isShell(name):
-		if i := shellScriptArg(words); i > 0 {
+		switch src, i := shellScript(words); src {
+		case fromArg:
 			nested(i, name+" -c")
+		case fromFile:
+			if !v.static[i] {
+				s.a.unjudgeable("%s runs a script whose text is only known at run time: %s", name, words[i])
+			}
+		case fromMissing:
+			s.a.unjudgeable("%s -c gets its script at run time", name)
+		case fromStdin:
+			if v.fromStdin {
+				s.a.unjudgeable("%s reads its script from xargs' input", name)
+			}
+		}
+		return
+	case name == "source" || name == ".":
+		if len(words) > 1 && !v.static[1] {
+			s.a.unjudgeable("%s runs a script whose text is only known at run time: %s", name, words[1])
 		}
 		return
 	case name == "eval":
 		if len(words) > 1 {
-			joined := argv{[]string{strings.Join(words[1:], " ")}, []bool{!slices.Contains(v.static[1:], false)}, nil}
+			joined := argv{words: []string{strings.Join(words[1:], " ")}, static: []bool{!slices.Contains(v.static[1:], false)}}
 			s.nestedScript(joined, 0, via, "eval")
 		}
 		return
@@ -294,7 +312,7 @@ func (s *scope) follow(v argv, via []string, hops int) {
 	case name == "alias":
 		for i := 1; i < len(words); i++ {
 			if _, val, ok := strings.Cut(words[i], "="); ok {
-				s.nestedScript(argv{[]string{val}, []bool{v.static[i]}, nil}, 0, via, "alias")
+				s.nestedScript(argv{words: []string{val}, static: []bool{v.static[i]}}, 0, via, "alias")
 			}
 		}
 		return
@@ -312,17 +330,29 @@ func (s *scope) follow(v argv, via []string, hops int) {
 		return
 	case name == "find":
 		for _, ex := range findExecs(words) {
-			s.inner(v, ex.start, ex.end, via, "find "+ex.action, hops)
+			sub := s.sub(v, ex.start, ex.end)
+			sub.dynamicWith("{}")
+			s.inner(sub, via, "find "+ex.action, hops)
 		}
 		return
 	}
 	inner, label, split := unwrap(words)
 	switch {
 	case inner == nil:
+		if _, wraps := wrappers[name]; wraps && v.fromStdin {
+			s.a.unjudgeable("xargs supplies the command %s runs at run time", name)
+		}
 	case split != "": // env -S 'cmd args'
 		s.a.script(split, appendVia(via, label), s.depth+1)
 	case len(inner) > 0:
-		s.inner(v, len(words)-len(inner), len(words), via, label, hops)
+		sub := s.sub(v, len(words)-len(inner), len(words))
+		if name == "xargs" {
+			sub.fromStdin = true
+			if r := xargsReplace(words); r != "" {
+				sub.dynamicWith(r)
+			}
+		}
+		s.inner(sub, via, label, hops)
 	}
 }
 
@@ -333,9 +363,23 @@ func (s *scope) nestedScript(v argv, i int, via []string, label string) {
 	s.a.script(v.words[i], appendVia(via, label), s.depth+1)
 }
 
-// inner emits and follows the command a wrapper runs: words[start:end].
-func (s *scope) inner(v argv, start, end int, via []string, label string, hops int) {
-	sub := argv{v.words[start:end], v.static[start:end], v.download[start:end]}
+// sub is the command a wrapper runs: words[start:end].
+func (s *scope) sub(v argv, start, end int) argv {
+	return argv{words: v.words[start:end], static: slices.Clone(v.static[start:end]), download: v.download[start:end]}
+}
+
+// dynamicWith marks the words that hold a placeholder filled at run time
+// (find's {}, xargs -I's string).
+func (v argv) dynamicWith(placeholder string) {
+	for i, w := range v.words {
+		if strings.Contains(w, placeholder) {
+			v.static[i] = false
+		}
+	}
+}
+
+// inner emits and follows the command a wrapper runs.
+func (s *scope) inner(sub argv, via []string, label string, hops int) {
 	via = appendVia(via, label)
 	s.a.emit(newCommand(sub.words, !sub.static[0], via))
 	if !sub.static[0] {

@@ -191,28 +191,33 @@ func isSink(name string) bool {
 }
 
 // Where a shell takes its script from.
+type source int
+
 const (
-	shellNone = -1 // stdin
-	shellFile = -2 // a script file
+	fromStdin   source = iota // no -c, no file: stdin
+	fromArg                   // -c SCRIPT
+	fromFile                  // a script file
+	fromMissing               // -c with no script: someone supplies it at run time (xargs)
 )
 
 var shellValued = set("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 
-// shellScriptArg finds a shell's -c script: the index of the script word,
-// shellNone when the shell reads its script from stdin, shellFile when it
-// runs a file.
-func shellScriptArg(words []string) int {
+// shellScript finds where a shell's script comes from, and the index of
+// the -c script or the file operand.
+func shellScript(words []string) (source, int) {
 	hasC := false
 	for i := 1; i < len(words); i++ {
 		arg := words[i]
 		if arg == "--" || arg == "-" {
-			if hasC && i+1 < len(words) {
-				return i + 1
+			switch {
+			case hasC && i+1 < len(words):
+				return fromArg, i + 1
+			case hasC:
+				return fromMissing, 0
+			case arg == "-" || i+1 >= len(words):
+				return fromStdin, 0
 			}
-			if arg == "-" || i+1 >= len(words) {
-				return shellNone
-			}
-			return shellFile
+			return fromFile, i + 1
 		}
 		if shellValued[arg] {
 			i++
@@ -226,16 +231,19 @@ func shellScriptArg(words []string) int {
 				hasC = true
 			}
 			if arg[0] == '-' && strings.ContainsRune(arg[1:], 's') && !hasC {
-				return shellNone
+				return fromStdin, 0
 			}
 			continue
 		}
 		if hasC {
-			return i
+			return fromArg, i
 		}
-		return shellFile
+		return fromFile, i
 	}
-	return shellNone
+	if hasC {
+		return fromMissing, 0
+	}
+	return fromStdin, 0
 }
 
 // readsStdin says whether a sink runs whatever arrives on stdin.
@@ -243,7 +251,8 @@ func readsStdin(words []string) bool {
 	name := path.Base(words[0])
 	switch {
 	case shells[name]:
-		return shellScriptArg(words) == shellNone
+		src, _ := shellScript(words)
+		return src == fromStdin
 	case interpreters[name]:
 		return len(words) == 1 || words[1] == "-"
 	case name == "source" || name == ".":
@@ -267,4 +276,27 @@ func skipOptions(words []string, valued map[string]bool) []string {
 		}
 	}
 	return nil
+}
+
+// xargsReplace is the string xargs -I (or -i, --replace) replaces in the
+// command with each input line, or "".
+func xargsReplace(words []string) string {
+	for i := 1; i < len(words); i++ {
+		arg := words[i]
+		switch {
+		case arg == "-I" && i+1 < len(words):
+			return words[i+1]
+		case strings.HasPrefix(arg, "-I") && len(arg) > 2:
+			return arg[2:]
+		case arg == "-i" || arg == "--replace":
+			return "{}"
+		case strings.HasPrefix(arg, "-i") && len(arg) > 2:
+			return arg[2:]
+		case strings.HasPrefix(arg, "--replace="):
+			return strings.TrimPrefix(arg, "--replace=")
+		case !strings.HasPrefix(arg, "-"):
+			return ""
+		}
+	}
+	return ""
 }
