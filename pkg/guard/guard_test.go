@@ -96,3 +96,29 @@ func show(j *Judgement) string {
 	b, _ := json.MarshalIndent(j, "", "  ")
 	return string(b)
 }
+
+// FuzzJudge: with a deny rule, a command the guard cannot judge (it does
+// not parse, or its names or scripts are only known at run time) is never
+// allowed, and one that runs rm is denied.
+func FuzzJudge(f *testing.F) {
+	ar, err := txtar.ParseFile("testdata/bypass.txtar")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range ar.Files {
+		f.Add(string(file.Data))
+	}
+	g := mustGuard(f, denyRM())
+	f.Fuzz(func(t *testing.T, src string) {
+		j := g.Judge(bashCall(t, "/work", src))
+		a := j.Shell
+		if (a.ParseError != "" || len(a.Unjudgeable) > 0) && j.Verdict == dispatch.Allow {
+			t.Fatalf("%q: allowed, though %s%v", src, a.ParseError, a.Unjudgeable)
+		}
+		for _, c := range a.Commands {
+			if !c.Dynamic && c.Name() == "rm" && j.Verdict != dispatch.Deny {
+				t.Fatalf("%q runs rm (%s) but is %s", src, c.Text, j.Verdict)
+			}
+		}
+	})
+}

@@ -169,7 +169,7 @@ func (a *analyzer) gitPush(c Command, opts Options) {
 	}
 	w := c.Words[1:]
 	for len(w) > 0 && strings.HasPrefix(w[0], "-") { // git's own options
-		if w[0] == "-C" || w[0] == "-c" || w[0] == "--git-dir" || w[0] == "--work-tree" || w[0] == "--namespace" {
+		if (w[0] == "-C" || w[0] == "-c" || w[0] == "--git-dir" || w[0] == "--work-tree" || w[0] == "--namespace") && len(w) > 1 {
 			w = w[1:]
 		}
 		w = w[1:]
