@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -184,10 +186,10 @@ func (f *Factory) decideApproval(name, id string, grant bool) *tool.Envelope {
 	if err != nil {
 		return tool.NewEnvelope(name, nil, guardError(err))
 	}
-	out := fmt.Sprintf("denied %s: %s %s\n", rec.ID, rec.Tool, rec.Args)
+	out := fmt.Sprintf("denied %s: %s %s\n", rec.ID, rec.Tool, compactJSON(rec.Args))
 	if grant {
 		out = fmt.Sprintf("approved %s: %s %s\nit runs once with --approval %s, until %s\n",
-			rec.ID, rec.Tool, rec.Args, rec.ID, rec.Expires.Format(time.RFC3339))
+			rec.ID, rec.Tool, compactJSON(rec.Args), rec.ID, rec.Expires.Format(time.RFC3339))
 	}
 	return tool.NewEnvelope(name, &tool.Response{Output: out, Result: rec}, nil)
 }
@@ -203,7 +205,7 @@ func (f *Factory) listApprovals() *tool.Envelope {
 	}
 	var b strings.Builder
 	for _, r := range list {
-		fmt.Fprintf(&b, "%s  %-8s  %s  %s %s\n    %s\n", r.ID, r.Status, r.Created.Format("2006-01-02 15:04:05Z"), r.Tool, r.Args, r.Reason)
+		fmt.Fprintf(&b, "%s  %-8s  %s  %s %s\n    %s\n", r.ID, r.Status, r.Created.Format("2006-01-02 15:04:05Z"), r.Tool, compactJSON(r.Args), r.Reason)
 	}
 	if len(list) == 0 {
 		b.WriteString("no approvals in " + store.Dir + "\n")
@@ -269,6 +271,14 @@ func NewCmdAudit(f *Factory) *cobra.Command {
 	c.Flags().StringVar(&decision, "decision", "", "only this decision: "+strings.Join(config.GuardPolicies, ", "))
 	c.Flags().IntVar(&limit, "limit", DefaultAuditLimit, "the newest N entries (0: all)")
 	return c
+}
+
+func compactJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // parseSince reads a duration back from now, or a date or time.

@@ -156,7 +156,7 @@ func (hs *Hooks) Before(ctx context.Context, c *dispatch.Call) error {
 		if !h.matches(name) || h.redact != nil {
 			continue
 		}
-		a, err := hs.run(ctx, h, message{Event: BeforeTool, Tool: name, Args: c.Args})
+		a, err := hs.run(ctx, h, c, message{Event: BeforeTool, Tool: name, Args: c.Args})
 		if err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func (hs *Hooks) After(ctx context.Context, c *dispatch.Call, resp *tool.Respons
 			if !h.matches(name) || h.redact != nil {
 				continue
 			}
-			if _, herr := hs.run(ctx, h, message{Event: OnError, Tool: name, Args: c.Args, Error: te}); herr != nil {
+			if _, herr := hs.run(ctx, h, c, message{Event: OnError, Tool: name, Args: c.Args, Error: te}); herr != nil {
 				te = &tool.Error{Code: te.Code, Exit: te.Exit, Message: te.Message + "; and " + herr.Error(), Hint: te.Hint}
 			}
 		}
@@ -194,7 +194,7 @@ func (hs *Hooks) After(ctx context.Context, c *dispatch.Call, resp *tool.Respons
 		if resp == nil {
 			resp = &tool.Response{}
 		}
-		a, herr := hs.run(ctx, h, message{Event: AfterTool, Tool: name, Args: c.Args, Result: &result{Output: resp.Output, Result: resp.Result}, Error: tool.AsError(err)})
+		a, herr := hs.run(ctx, h, c, message{Event: AfterTool, Tool: name, Args: c.Args, Result: &result{Output: resp.Output, Result: resp.Result}, Error: tool.AsError(err)})
 		if herr != nil {
 			return nil, herr // the result is withheld
 		}
@@ -245,7 +245,7 @@ func redactFile(r *redact.Redactor, p string) {
 
 // run starts one command hook in its own process group, feeds it the
 // message and reads its answer. Every failure blocks.
-func (hs *Hooks) run(ctx context.Context, h hook, m message) (*answer, error) {
+func (hs *Hooks) run(ctx context.Context, h hook, c *dispatch.Call, m message) (*answer, error) {
 	in, err := json.Marshal(m)
 	if err != nil {
 		return nil, blocked(h, "cannot encode its input: %v", err)
@@ -258,6 +258,9 @@ func (hs *Hooks) run(ctx context.Context, h hook, m message) (*answer, error) {
 	stdout.max, stderr.max = MaxAnswerBytes, 4096
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Env = hs.environ()
+	if c.Env != nil {
+		cmd.Dir = c.Env.Root // relative hook paths name files of the workspace
+	}
 	if err := proctree.StartGroup(cmd); err != nil {
 		return nil, blocked(h, "cannot start it: %v", err)
 	}
