@@ -62,8 +62,8 @@ func GrepTool() *tool.Tool {
 		if err != nil {
 			return nil, err
 		}
-		out, truncated := res.render()
-		resp := &tool.Response{Output: out, Result: res, Truncated: truncated}
+		out, notices, truncated := res.render()
+		resp := &tool.Response{Output: out, Notices: notices, Result: res, Truncated: truncated}
 		if truncated {
 			resp.Continuation = &tool.Continuation{Hint: res.Hint}
 		}
@@ -82,7 +82,8 @@ func GlobTool() *tool.Tool {
 		if err != nil {
 			return nil, err
 		}
-		resp := &tool.Response{Output: res.render(), Result: res, Truncated: res.Truncated}
+		out, notices := res.render()
+		resp := &tool.Response{Output: out, Notices: notices, Result: res, Truncated: res.Truncated}
 		if res.Truncated {
 			resp.Continuation = &tool.Continuation{Hint: res.Hint}
 		}

@@ -84,6 +84,10 @@ type Env struct {
 	// whether a person is watching it.
 	Stderr           io.Writer
 	StderrIsTerminal bool
+	// Live, when set, is a terminal where a person watches the call: a
+	// tool may show its output there as it comes (bash does), and says so
+	// with Response.Shown.
+	Live io.Writer
 	// Getenv reads the caller's environment (XDG_DATA_HOME, …); nil means
 	// the process's own. Use LookupEnv.
 	Getenv func(key string) string
@@ -177,7 +181,7 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 			var p P
 			if err := decodeParams(args, &p); err != nil {
 				return nil, &Error{Code: CodeUsage, Message: fmt.Sprintf("arguments for %s: %v", spec.Name, err),
-					Hint: fmt.Sprintf("`mcode tools list` shows the parameters of %s", spec.Name)}
+					Hint: fmt.Sprintf("`mcode tools list %s` shows its parameters", spec.Name)}
 			}
 			return run(ctx, env, p)
 		},
