@@ -235,6 +235,9 @@ func (c *Config) Validate() []FieldError {
 			if h.Timeout < 0 {
 				errs = append(errs, FieldError{Key: key + ".timeout", Expected: "a duration of 0 (the default) or more", Got: h.Timeout})
 			}
+			if len(h.Redact) > 0 && event != "after_tool" {
+				errs = append(errs, FieldError{Key: key + ".redact", Expected: "redact steps under hooks.after_tool only (they mask results)", Got: h.Redact})
+			}
 			for _, p := range h.Redact {
 				if p != RedactDefault {
 					regex(key+".redact", p)

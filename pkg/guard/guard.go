@@ -181,7 +181,7 @@ func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 		name = c.Def.Name
 	}
 	j := &Judgement{}
-	in := inputsOf(name, c)
+	in := g.inputsOf(name, c)
 	for _, text := range in.texts {
 		u := g.unit(name, text)
 		j.Units = append(j.Units, u)
@@ -316,7 +316,7 @@ var pathTools = map[string]struct {
 	"trash_put": {field: "paths", write: true, delete: true},
 }
 
-func inputsOf(name string, c *dispatch.Call) inputs {
+func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
 	var args map[string]any
 	_ = json.Unmarshal(c.Args, &args)
 	if name == "bash" {
@@ -328,12 +328,9 @@ func inputsOf(name string, c *dispatch.Call) inputs {
 				dir = c.Env.Abs(cwd)
 			}
 		}
-		opts := shell.Options{Dir: dir}
+		opts := shell.Options{Dir: dir, ProtectedBranches: g.cfg.ProtectedBranches}
 		if c.Env != nil {
 			opts.Home = c.Env.UserHome
-			if c.Env.Config != nil {
-				opts.ProtectedBranches = c.Env.Config.Guard.ProtectedBranches
-			}
 		}
 		a := shell.Analyze(cmd, opts)
 		in := inputs{main: cmd, shell: a}

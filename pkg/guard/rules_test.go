@@ -165,3 +165,15 @@ func TestPathPolicy(t *testing.T) {
 		t.Errorf("guard.paths.outsideRoot allow: %s", j.Verdict)
 	}
 }
+
+func TestProtectedBranchesComeFromTheGuardConfig(t *testing.T) {
+	push := map[string]any{"command": "git push --force origin main"}
+	if j := mustGuard(t, config.Defaults().Guard).Judge(call(t.TempDir(), "bash", push)); j.Verdict != dispatch.Allow {
+		t.Errorf("no protected branches: %s", j.Verdict)
+	}
+	cfg := config.Defaults().Guard
+	cfg.ProtectedBranches = []string{"main"}
+	if j := mustGuard(t, cfg).Judge(call(t.TempDir(), "bash", push)); j.Verdict != dispatch.RequireApproval || j.Rule != "built-in: force_push" {
+		t.Errorf("protected main: %s (%s)", j.Verdict, j.Rule)
+	}
+}
