@@ -6,19 +6,25 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/sensitive"
 )
 
-// procEnviron matches the environment of a process (/proc/self/environ,
-// /proc/123/task/124/environ): every secret the process was started with.
-var procEnviron = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^/proc/[^/]+/(task/[^/]+/)?environ$`)
-})
+// procEnviron says whether p is the environment of a process
+// (/proc/self/environ, /proc/123/task/124/environ): every secret the
+// process was started with.
+func procEnviron(p string) bool {
+	parts := strings.Split(p, "/")
+	switch {
+	case len(parts) == 4:
+		return parts[0] == "" && parts[1] == "proc" && parts[2] != "" && parts[3] == "environ"
+	case len(parts) == 6:
+		return parts[0] == "" && parts[1] == "proc" && parts[2] != "" && parts[3] == "task" && parts[4] != "" && parts[5] == "environ"
+	}
+	return false
+}
 
 // Own records mcode keeps under MCODE_HOME that no tool may change: an
 // agent that writes an approval grants it to itself.
@@ -59,7 +65,7 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p pathUse, c *dispatch.Cal
 		}
 	}
 	if sensitive.MatchPath(filepath.ToSlash(abs), isDir) || sensitive.MatchPath(filepath.ToSlash(real), isDir) ||
-		procEnviron().MatchString(real) || procEnviron().MatchString(abs) {
+		procEnviron(real) || procEnviron(abs) {
 		how := "reading"
 		if p.write {
 			how = "changing"

@@ -32,32 +32,62 @@ var Default = []string{
 	`(?i)\b(?:password|passwd|pwd|secret|api_?key|access_?token|auth_?token|client_?secret)\b["']?\s*[:=]\s*["']?[^\s"',;]{6,}`, // key = value
 }
 
-// Redactor masks the matches of its patterns.
+// Redactor masks the matches of its patterns, compiled on first use.
 type Redactor struct {
-	re *regexp.Regexp
+	patterns []string
+	// filtered: only the default patterns, so a text that holds none of
+	// their fixed parts is left alone without compiling them (a typical
+	// call pays microseconds, not the millisecond of the compile).
+	filtered bool
+	once     sync.Once
+	re       *regexp.Regexp
 }
 
-// New compiles patterns; "default" stands for Default.
+// New checks patterns; "default" stands for Default.
 func New(patterns []string) (*Redactor, error) {
-	var all []string
+	r := &Redactor{filtered: true}
 	for _, p := range patterns {
 		if p == "default" {
-			all = append(all, Default...)
+			r.patterns = append(r.patterns, Default...)
 			continue
 		}
 		if _, err := regexp.Compile(p); err != nil {
 			return nil, err
 		}
-		all = append(all, p)
+		r.patterns = append(r.patterns, p)
+		r.filtered = false
 	}
-	if len(all) == 0 {
-		return &Redactor{}, nil
+	return r, nil
+}
+
+func (r *Redactor) compiled() *regexp.Regexp {
+	r.once.Do(func() {
+		if len(r.patterns) > 0 {
+			r.re = regexp.MustCompile("(?:" + strings.Join(r.patterns, ")|(?:") + ")")
+		}
+	})
+	return r.re
+}
+
+// hints are fixed parts of the default patterns: a text with none of them
+// holds no match.
+var hints = []string{"akia", "asia", "abia", "acca", "secret", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"glpat-", "xox", "sk-", "sk_", "rk_", "aiza", "npm_", "eyj", "private key", "bearer", "passw", "pwd", "key", "token"}
+
+func (r *Redactor) skip(s string) bool {
+	if r == nil || len(r.patterns) == 0 || s == "" {
+		return true
 	}
-	re, err := regexp.Compile("(?:" + strings.Join(all, ")|(?:") + ")")
-	if err != nil {
-		return nil, err
+	if !r.filtered {
+		return false
 	}
-	return &Redactor{re: re}, nil
+	lower := strings.ToLower(s)
+	for _, h := range hints {
+		if strings.Contains(lower, h) {
+			return false
+		}
+	}
+	return true
 }
 
 var builtin = sync.OnceValue(func() *Redactor {
@@ -65,21 +95,21 @@ var builtin = sync.OnceValue(func() *Redactor {
 	return r
 })
 
-// Builtin is the redactor of the default patterns, compiled once.
+// Builtin is the redactor of the default patterns.
 func Builtin() *Redactor { return builtin() }
 
 // String masks s.
 func (r *Redactor) String(s string) string {
-	if r == nil || r.re == nil || s == "" {
+	if r.skip(s) {
 		return s
 	}
-	return r.re.ReplaceAllLiteralString(s, Mask)
+	return r.compiled().ReplaceAllLiteralString(s, Mask)
 }
 
 // Value masks every string inside a JSON-shaped value (maps, slices) and
 // returns the masked copy; any other Go value goes through JSON first.
 func (r *Redactor) Value(v any) any {
-	if r == nil || r.re == nil || v == nil {
+	if r == nil || len(r.patterns) == 0 || v == nil {
 		return v
 	}
 	switch x := v.(type) {
@@ -115,7 +145,7 @@ func (r *Redactor) Value(v any) any {
 
 // JSON masks the strings of a JSON document.
 func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
-	if r == nil || r.re == nil || len(raw) == 0 {
+	if r.skip(string(raw)) {
 		return raw
 	}
 	var v any
