@@ -266,7 +266,10 @@ if want P19; then
   # audit log takes one line per call: the cost of both on a small call.
   typical="cd pkg && go test -run TestX ./... 2>&1 | grep -v '^ok' | head -n 50 && git status --short"
   bench P19 "guard check of a typical command" "$MCODE guard check bash \"$typical\"" "mcode version" "$MCODE version"
-  bench P19b "read a 20-line file, guard and audit on" "$MCODE read $small" "guard and audit off" "env MCODE_GUARD_ENABLED=false MCODE_AUDIT_ENABLED=false $MCODE read $small"
+  # Both sides read a config file (viper's cost alike); one switches off.
+  printf 'guard: {enabled: true}\naudit: {enabled: true}\n' > "$work/guard-on.yaml"
+  printf 'guard: {enabled: false}\naudit: {enabled: false}\n' > "$work/guard-off.yaml"
+  bench P19b "read a 20-line file, guard and audit on" "$MCODE --config $work/guard-on.yaml read $small" "guard and audit off" "$MCODE --config $work/guard-off.yaml read $small"
 fi
 
 echo >&2
