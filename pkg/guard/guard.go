@@ -68,12 +68,9 @@ type Guard struct {
 	cfg    config.Guard
 	rules  []rule
 	grants []rule
-	// strict is set per tool: a deny or approval rule exists (or the
-	// default is not allow), so what cannot be judged needs approval.
 }
 
 type rule struct {
-	index  int
 	tool   string
 	re     *regexp.Regexp // nil: any argument
 	action dispatch.Verdict
@@ -84,14 +81,14 @@ type rule struct {
 func New(cfg config.Guard) (*Guard, error) {
 	g := &Guard{cfg: cfg}
 	for i, r := range cfg.Rules {
-		c, err := compile(i, r.Tool, r.ArgPattern, dispatch.Verdict(r.Action), fmt.Sprintf("guard.rules[%d]", i))
+		c, err := compile(r.Tool, r.ArgPattern, dispatch.Verdict(r.Action), fmt.Sprintf("guard.rules[%d]", i), true)
 		if err != nil {
 			return nil, err
 		}
 		g.rules = append(g.rules, c)
 	}
 	for i, r := range cfg.Grants {
-		c, err := compile(i, r.Tool, r.ArgPattern, dispatch.Allow, fmt.Sprintf("guard.grants[%d]", i))
+		c, err := compile(r.Tool, r.ArgPattern, dispatch.Allow, fmt.Sprintf("guard.grants[%d]", i), false)
 		if err != nil {
 			return nil, err
 		}
@@ -100,8 +97,10 @@ func New(cfg config.Guard) (*Guard, error) {
 	return g, nil
 }
 
-func compile(i int, toolName, pattern string, action dispatch.Verdict, key string) (rule, error) {
-	r := rule{index: i, tool: toolName, action: action}
+// compile builds a rule; text is how decisions name it, as written in
+// the config.
+func compile(toolName, pattern string, action dispatch.Verdict, key string, showAction bool) (rule, error) {
+	r := rule{tool: toolName, action: action}
 	if pattern != "" {
 		re, err := regexp.Compile(pattern)
 		if err != nil {
@@ -113,7 +112,7 @@ func compile(i int, toolName, pattern string, action dispatch.Verdict, key strin
 	if pattern != "" {
 		desc += fmt.Sprintf(", argPattern: %q", pattern)
 	}
-	if key[len(key)-1] == ']' && strings.HasPrefix(key, "guard.rules") {
+	if showAction {
 		desc += ", action: " + string(action)
 	}
 	r.text = desc + "}"
