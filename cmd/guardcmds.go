@@ -88,6 +88,10 @@ func (f *Factory) guardCheck(c *cobra.Command, opts *CallOptions) *tool.Envelope
 		return fail(err)
 	} else {
 		call.Def = t
+		if args, err = t.Normalize(args); err != nil { // the names models use, as a call would
+			return fail(err)
+		}
+		call.Args = args
 		if err := t.Validate(args); err != nil {
 			return fail(err)
 		}
