@@ -61,6 +61,9 @@ func TestBypassCorpus(t *testing.T) {
 					pkg = "util-linux"
 				}
 				peer.Require(t, prog, pkg)
+				if (prog == "sudo" || prog == "su") && os.Geteuid() != 0 {
+					t.Skipf("%s asks a password when not run as root", prog)
+				}
 			}
 			dir := t.TempDir()
 			sentinel := filepath.Join(dir, "sentinel")
