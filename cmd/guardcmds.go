@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/guard"
 	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/guard/audit"
@@ -182,6 +183,11 @@ func (f *Factory) approvalStore() (*approval.Store, error) {
 }
 
 func (f *Factory) decideApproval(name, id string, grant bool) *tool.Envelope {
+	if job := f.Getenv(exec.JobMarkerVar); job != "" {
+		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeDenied,
+			Message: fmt.Sprintf("mcode %s runs inside an mcode bash call (job %s): approvals come from a person, not from a command an agent runs", name, job),
+			Hint:    "run mcode " + name + " " + id + " yourself, in a terminal of your own"})
+	}
 	store, err := f.approvalStore()
 	if err != nil {
 		return tool.NewEnvelope(name, nil, err)
