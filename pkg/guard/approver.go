@@ -12,6 +12,10 @@ import (
 	"github.com/mcode-dev/mcode/pkg/guard/redact"
 )
 
+// MaxShownArgsBytes caps the arguments an approval shows the person (the
+// digest covers all of them).
+const MaxShownArgsBytes = 8 << 10
+
 // Asker puts a yes/no question to the person at the terminal; an error
 // (Ctrl-C, no terminal) counts as no.
 type Asker func(ctx context.Context, question string) (bool, error)
@@ -85,7 +89,7 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 			Hint:   "do not retry this call; ask the person what to do instead"}, nil
 	}
 	rec, err := a.Store.Request(approval.Record{
-		Tool: name, Digest: digest, Args: redact.Builtin().JSON(Canonical(c.Args)), Root: root,
+		Tool: name, Digest: digest, Args: redact.Builtin().Preview(Canonical(c.Args), MaxShownArgsBytes), Root: root,
 		Rule: d.Rule, Reason: d.Reason,
 	})
 	if err != nil {

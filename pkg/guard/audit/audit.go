@@ -65,7 +65,7 @@ func Open(dataDir string, maxMiB int, now func() time.Time) *Log {
 // Record implements dispatch.Auditor.
 func (l *Log) Record(c *dispatch.Call, d dispatch.Decision, env *tool.Envelope) {
 	e := Entry{
-		Time: l.Now().UTC(), Tool: c.Tool, Args: maskArgs(c.Args),
+		Time: l.Now().UTC(), Tool: c.Tool, Args: redact.Builtin().Preview(c.Args, MaxArgsBytes),
 		Agent: c.Profile.Agent, Role: c.Profile.Role,
 		Decision: string(d.Verdict), Source: d.Source, Rule: d.Rule,
 		Reason: redact.Builtin().String(d.Reason), ApprovalID: d.ApprovalID,
@@ -80,19 +80,6 @@ func (l *Log) Record(c *dispatch.Call, d dispatch.Decision, env *tool.Envelope) 
 	if err := l.Append(e); err != nil && l.Errors != nil {
 		l.Errors(err)
 	}
-}
-
-func maskArgs(args json.RawMessage) json.RawMessage {
-	masked := redact.Builtin().JSON(args)
-	if len(masked) > MaxArgsBytes {
-		cut, _ := json.Marshal(string(masked[:MaxArgsBytes]) + "…")
-		return cut
-	}
-	if !json.Valid(masked) {
-		s, _ := json.Marshal(string(masked))
-		return s
-	}
-	return masked
 }
 
 // Append writes one line.

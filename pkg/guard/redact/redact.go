@@ -160,3 +160,19 @@ func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// Preview is the JSON document masked and, past max bytes, cut into a
+// JSON string that ends with "…": what logs and approvals keep of a
+// call's arguments.
+func (r *Redactor) Preview(raw json.RawMessage, max int) json.RawMessage {
+	masked := r.JSON(raw)
+	if len(masked) > max {
+		cut, _ := json.Marshal(string(masked[:max]) + "…")
+		return cut
+	}
+	if !json.Valid(masked) {
+		s, _ := json.Marshal(string(masked))
+		return s
+	}
+	return masked
+}

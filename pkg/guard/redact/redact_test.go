@@ -51,3 +51,14 @@ func BenchmarkMaskTypicalArgs(b *testing.B) {
 		r.JSON(args)
 	}
 }
+
+func TestPreviewCapsAndStaysJSON(t *testing.T) {
+	long := []byte(`{"content":"` + strings.Repeat("x", 10000) + ` AKIAIOSFODNN7EXAMPLE"}`)
+	p := Builtin().Preview(long, 100)
+	if len(p) > 110 || !strings.HasSuffix(string(p), `…"`) || strings.Contains(string(p), "AKIA") {
+		t.Errorf("preview %s", p)
+	}
+	if p := Builtin().Preview([]byte(`{"a":1}`), 100); string(p) != `{"a":1}` {
+		t.Errorf("short preview %s", p)
+	}
+}
