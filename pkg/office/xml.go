@@ -181,6 +181,10 @@ func (w *mdWriter) listItem(level int, ordered bool, n int, text string) {
 	w.WriteString("\n")
 }
 
+// Table renders rows as a GFM table, the first row as its header (for
+// the other converters of documents to Markdown).
+func Table(rows [][]string) string { return table(rows) }
+
 // table renders rows as a GFM table, the first row as its header; rows
 // are padded to the widest.
 func table(rows [][]string) string {

@@ -34,7 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-		"strings"
+	"strings"
 	"unsafe"
 
 	"github.com/ledongthuc/pdf"

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/office"
@@ -53,6 +54,10 @@ const (
 	MaxImageBytes    = 64 << 20
 	// MaxImagePixels bounds the pixels decoded from one image.
 	MaxImagePixels = 64_000_000
+	// DefaultTimeout is the call's time limit when the caller sets none:
+	// no input (a PDF whose objects loop, a document that inflates for
+	// ever) holds a call longer.
+	DefaultTimeout = time.Minute
 )
 
 // Params are the tool's parameters.
@@ -165,7 +170,7 @@ var (
 // Tool is the registry entry.
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: Name, Mode: tool.Parallel,
+		Name: Name, Mode: tool.Parallel, Timeout: DefaultTimeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: description, Schema: schema,
 		Data: map[string]any{
