@@ -342,7 +342,11 @@ func (c *htmlConv) writeInline(s string) {
 func (c *htmlConv) flush() {
 	s := c.line.String()
 	c.line.Reset()
-	if c.pre == 0 {
+	switch {
+	case c.pre > 0:
+	case len(c.lists) > 0:
+		s = strings.TrimRight(s, " \t\n") // keeps the item's indent
+	default:
 		s = strings.TrimSpace(s)
 	}
 	if strings.TrimSpace(s) == "" {
