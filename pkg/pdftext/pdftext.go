@@ -25,6 +25,8 @@
 //     library uses the whole 16-byte hash as the object key, where PDF
 //     32000-1 §7.6.2 takes n+5 bytes, so 40-bit files (what go-pdf/fpdf
 //     writes) decoded to garbage.
+//   - The /Prev chain of cross-reference sections is checked for loops
+//     first (xref.go): the library would follow a loop for ever.
 //   - Form XObjects are followed (the text of many PDFs is in them), with
 //     the same cycle and depth limits.
 package pdftext
@@ -86,6 +88,9 @@ func Open(f io.ReaderAt, size int64) (doc *Doc, err error) {
 			doc, err = nil, corrupt("malformed PDF: %v", x)
 		}
 	}()
+	if err := checkXrefChain(f, size); err != nil {
+		return nil, err
+	}
 	rd, err := pdf.NewReader(pdf20Compat{f}, size)
 	if err != nil {
 		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encryption") {
