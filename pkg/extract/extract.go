@@ -99,7 +99,7 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel, Timeout: DefaultTimeout,
-		Facts:       tool.Facts{Idempotent: true},
+		Facts:       tool.Facts{Destructive: true, Idempotent: true}, // --out may replace a file
 		Description: description, Schema: schema,
 		Data: map[string]any{
 			"MaxSourceMiB": MaxSourceBytes >> 20,
