@@ -1,6 +1,7 @@
 package office
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -194,6 +195,11 @@ type docxPara struct {
 	ilvl    int
 }
 
+func (pp *docxPara) add(r span, part string) (err error) {
+	pp.runs, err = addRun(pp.runs, r, part)
+	return err
+}
+
 func (p *pkg) docxBody(main string, w *mdWriter, styles map[string]docxStyle, lists docxLists, rels map[string]string) error {
 	var (
 		para    *docxPara
@@ -262,11 +268,11 @@ func (p *pkg) docxBody(main string, w *mdWriter, styles map[string]docxStyle, li
 			}
 		case "tab":
 			if para != nil && d.in("r") {
-				para.runs = append(para.runs, span{text: "\t"})
+				return para.add(span{text: "\t"}, main)
 			}
 		case "br", "cr":
 			if para != nil && d.in("r") && t.attr("type") != "page" {
-				para.runs = append(para.runs, span{text: "\n"})
+				return para.add(span{text: "\n"}, main)
 			}
 		case "tbl":
 			flushCode()
@@ -278,6 +284,7 @@ func (p *pkg) docxBody(main string, w *mdWriter, styles map[string]docxStyle, li
 		case "tc":
 			if n := len(tables); n > 0 {
 				tables[n-1].cell()
+				return tables[n-1].check(main)
 			}
 		}
 		return nil
@@ -286,7 +293,7 @@ func (p *pkg) docxBody(main string, w *mdWriter, styles map[string]docxStyle, li
 		if para != nil && d.stack[len(d.stack)-1] == "t" && d.in("r") {
 			r := run
 			r.text = string(b)
-			para.runs = append(para.runs, r)
+			return para.add(r, main)
 		}
 		return nil
 	}
@@ -392,6 +399,7 @@ func isMonoFont(name string) bool {
 type tableBuilder struct {
 	rows  [][]string
 	inRow bool
+	cells int
 }
 
 func (t *tableBuilder) row() { t.rows = append(t.rows, nil); t.inRow = true }
@@ -400,8 +408,17 @@ func (t *tableBuilder) cell() {
 	if len(t.rows) == 0 {
 		t.row()
 	}
+	t.cells++
 	n := len(t.rows) - 1
 	t.rows[n] = append(t.rows[n], "")
+}
+
+// check refuses a table past MaxTableCells.
+func (t *tableBuilder) check(part string) error {
+	if t.cells > MaxTableCells {
+		return &TooLargeError{What: fmt.Sprintf("a table of %s (over %d cells)", part, MaxTableCells), Limit: MaxMarkdownBytes}
+	}
+	return nil
 }
 
 // add appends a paragraph to the current cell.

@@ -94,6 +94,7 @@ type odfReader struct {
 	cellText             []string
 	cellValue            string
 	// presentation
+	tooLarge   bool // a paragraph passed MaxRunsPerParagraph
 	pageName   string
 	frameClass string
 	title      []string
@@ -204,6 +205,7 @@ func (o *odfReader) start(d *decoder, t startTag) error {
 		}
 		if n := len(o.tables); n > 0 && o.doc.Format != ODS {
 			o.tables[n-1].cell()
+			return o.tables[n-1].check("content.xml")
 		}
 	// presentation
 	case "page":
@@ -226,6 +228,10 @@ func (o *odfReader) add(s string) {
 		r.bold, r.italic, r.strike, r.code = r.bold || sp.bold, r.italic || sp.italic, r.strike || sp.strike, r.code || sp.code
 	}
 	r.text, r.link = s, o.link
+	if len(o.para) >= MaxRunsPerParagraph {
+		o.tooLarge = true
+		return
+	}
 	o.para = append(o.para, r)
 }
 
@@ -240,6 +246,9 @@ func (o *odfReader) text(d *decoder, b []byte) error {
 }
 
 func (o *odfReader) end(d *decoder, local string) error {
+	if o.tooLarge {
+		return &TooLargeError{What: fmt.Sprintf("a paragraph of content.xml (over %d runs)", MaxRunsPerParagraph), Limit: MaxMarkdownBytes}
+	}
 	switch local {
 	case "style", "list-style":
 		o.curStyle = ""

@@ -337,6 +337,20 @@ func TestDamageAndLimits(t *testing.T) {
 	}
 }
 
+// A paragraph of countless tiny runs or a table of countless empty cells
+// is refused before it grows far past the part's own size.
+func TestRunAndCellBounds(t *testing.T) {
+	var te *TooLargeError
+	runs := minimalDOCX(t, "<w:p>"+strings.Repeat("<w:r><w:t>a</w:t></w:r>", MaxRunsPerParagraph+1)+"</w:p>")
+	if _, err := convertBytes(runs, DOCX); !errors.As(err, &te) || !strings.Contains(err.Error(), "runs") {
+		t.Errorf("runs: %v", err)
+	}
+	cells := minimalDOCX(t, "<w:tbl><w:tr>"+strings.Repeat("<w:tc/>", MaxTableCells+1)+"</w:tr></w:tbl>")
+	if _, err := convertBytes(cells, DOCX); !errors.As(err, &te) || !strings.Contains(err.Error(), "cells") {
+		t.Errorf("cells: %v", err)
+	}
+}
+
 // An ODF file whose manifest lists encryption data is encrypted.
 func TestODFEncrypted(t *testing.T) {
 	data := zipOf(t, map[string]string{

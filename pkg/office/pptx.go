@@ -94,7 +94,7 @@ func (p *pkg) slideText(part string, notes bool) (title, body string, err error)
 	if r, err := p.rels(part); err == nil {
 		rels = r
 	}
-	start := func(d *decoder, t startTag) error {
+	start := func(d *decoder, t startTag) (err error) {
 		switch t.local {
 		case "sp":
 			shapeKind, paras = "", nil
@@ -128,7 +128,8 @@ func (p *pkg) slideText(part string, notes bool) (title, body string, err error)
 				run.link = rels[t.relID()]
 			}
 		case "br":
-			para = append(para, span{text: "\n"})
+			para, err = addRun(para, span{text: "\n"}, part)
+			return err
 		case "tbl":
 			tables = append(tables, &tableBuilder{})
 		case "tr":
@@ -138,15 +139,17 @@ func (p *pkg) slideText(part string, notes bool) (title, body string, err error)
 		case "tc":
 			if n := len(tables); n > 0 {
 				tables[n-1].cell()
+				return tables[n-1].check(part)
 			}
 		}
 		return nil
 	}
-	text := func(d *decoder, b []byte) error {
+	text := func(d *decoder, b []byte) (err error) {
 		if d.stack[len(d.stack)-1] == "t" && (d.in("r") || d.in("fld")) {
 			r := run
 			r.text = string(b)
-			para = append(para, r)
+			para, err = addRun(para, r, part)
+			return err
 		}
 		return nil
 	}

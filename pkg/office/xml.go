@@ -229,6 +229,23 @@ func cellText(s string) string {
 	return strings.ReplaceAll(s, "\n", "<br>")
 }
 
+// Bounds on what one paragraph and one table may hold in memory before
+// they are written out (a part of tiny runs or empty cells could
+// otherwise grow far past its own size).
+const (
+	MaxRunsPerParagraph = 100_000
+	MaxTableCells       = 1_000_000
+)
+
+// addRun appends a run to a paragraph, refusing paragraphs of more than
+// MaxRunsPerParagraph runs.
+func addRun(runs []span, r span, part string) ([]span, error) {
+	if len(runs) >= MaxRunsPerParagraph {
+		return runs, &TooLargeError{What: fmt.Sprintf("a paragraph of %s (over %d runs)", part, MaxRunsPerParagraph), Limit: MaxMarkdownBytes}
+	}
+	return append(runs, r), nil
+}
+
 // span is a run of text with its emphasis, joined into Markdown by
 // inline.
 type span struct {
