@@ -293,6 +293,9 @@ func (o *odfReader) end(d *decoder, local string) error {
 	case "table-row":
 		if o.doc.Format == ODS && len(o.tables) == 1 {
 			o.row += o.repeatRow()
+			if len(o.cells) > MaxSheetCells {
+				return &TooLargeError{What: fmt.Sprintf("sheet %s", o.sheetName), Limit: MaxMarkdownBytes}
+			}
 		}
 	case "table":
 		n := len(o.tables)
@@ -334,7 +337,7 @@ func (o *odfReader) repeatRow() int {
 	if len(rowCells) == 0 {
 		return o.rowRepeat
 	}
-	for k := 1; k < min(o.rowRepeat, MaxRepeat); k++ {
+	for k := 1; k < min(o.rowRepeat, MaxRepeat) && len(o.cells) <= MaxSheetCells; k++ {
 		for _, c := range rowCells {
 			o.cells = append(o.cells, odfCell{c.row + k, c.col, c.text})
 		}
