@@ -78,6 +78,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		NewCmdTask(f, nil),
 		NewCmdCall(f, nil),
 		NewCmdTools(f, nil),
+		NewCmdConnector(f),
 		NewCmdArchive(f),
 		NewCmdVersion(f),
 	)

@@ -1,0 +1,181 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/connector"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// ConnectorOptions are the options of the connector commands.
+type ConnectorOptions struct {
+	Keyword string
+	Server  string
+	Limit   int
+	Refresh bool
+	Name    string
+}
+
+// NewCmdConnector builds `mcode connector servers|tools|tool|call`.
+func NewCmdConnector(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "connector <command>",
+		Short: "Find, inspect and call the tools of the MCP servers in mcpServers",
+		Args:  cobra.NoArgs,
+	}
+	opts := &ConnectorOptions{}
+	servers := &cobra.Command{
+		Use:     "servers",
+		Short:   "Contact every MCP server: transport, status, protocol version, tool count",
+		Example: "  mcode connector servers",
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return finish(f, f.connectorRun(c.Context(), "connector servers", func(ctx context.Context, conn *connector.Connector) (*tool.Response, error) {
+				return conn.ServersResponse(ctx), nil
+			}))
+		},
+	}
+	tools := &cobra.Command{
+		Use:   "tools [--keyword K] [--server S] [--limit N] [--refresh]",
+		Short: "Search the MCP servers' tools: compact hits, best first",
+		Example: `  mcode connector tools --keyword echo
+  mcode connector tools --server everything --limit 50`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return finish(f, f.connectorRun(c.Context(), "connector tools", func(ctx context.Context, conn *connector.Connector) (*tool.Response, error) {
+				conn.Refresh = opts.Refresh
+				return conn.SearchResponse(ctx, opts.Keyword, opts.Server, opts.Limit)
+			}))
+		},
+	}
+	tools.Flags().StringVarP(&opts.Keyword, "keyword", "k", "", "words to look for in tool names, descriptions and parameter names")
+	tools.Flags().StringVar(&opts.Server, "server", "", "only this server's tools")
+	tools.Flags().IntVar(&opts.Limit, "limit", connector.DefaultSearchLimit, fmt.Sprintf("at most this many hits (up to %d)", connector.MaxSearchLimit))
+	tools.Flags().BoolVar(&opts.Refresh, "refresh", false, "ask every server again instead of using the cached listings")
+	describe := &cobra.Command{
+		Use:     "tool SERVER__TOOL",
+		Short:   "Show one MCP tool's full definition: description, input and output schema",
+		Example: "  mcode connector tool everything__echo",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return finish(f, f.connectorRun(c.Context(), "connector tool", func(ctx context.Context, conn *connector.Connector) (*tool.Response, error) {
+				conn.Refresh = opts.Refresh
+				return conn.DescribeResponse(ctx, args[0])
+			}))
+		},
+	}
+	describe.Flags().BoolVar(&opts.Refresh, "refresh", false, "ask the server again instead of using the cached listing")
+	callOpts := &CallOptions{}
+	call := &cobra.Command{
+		Use:   "call SERVER__TOOL [--args JSON|@FILE|-]",
+		Short: "Call an MCP tool; its arguments are checked against its inputSchema first",
+		Example: `  mcode connector call everything__echo --args '{"message":"hi"}'
+  echo '{"path":"/tmp"}' | mcode connector call files__list_directory --args -`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := collectArgs(c, f.IO.In, callOpts, nil, nil); err != nil {
+				return err
+			}
+			return finish(f, f.connectorCall(c.Context(), args[0], callOpts.JSON()))
+		},
+	}
+	addArgsFlag(call, callOpts)
+	c.AddCommand(servers, tools, describe, call)
+	return c
+}
+
+// connectorOf builds the connector of this caller: the servers its agent
+// may use.
+func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connector.Connector, error) {
+	root, err := f.RootDir()
+	if err != nil {
+		return nil, err
+	}
+	agent := cfg.Agents[strings.ToLower(profile.Agent)]
+	return &connector.Connector{
+		Servers: connector.Servers(cfg, agent.McpServers),
+		DataDir: f.HomeDir(),
+		Root:    root,
+		Getenv:  f.Getenv,
+		Version: version,
+		Now:     f.Now,
+	}, nil
+}
+
+// connectorRun runs one connector operation and wraps it in an envelope.
+func (f *Factory) connectorRun(ctx context.Context, name string, op func(context.Context, *connector.Connector) (*tool.Response, error)) *tool.Envelope {
+	start := time.Now()
+	env := func() *tool.Envelope {
+		cfg, err := f.Config()
+		if err != nil {
+			return tool.NewEnvelope(name, nil, err)
+		}
+		profile, err := f.profile(cfg)
+		if err != nil {
+			return tool.NewEnvelope(name, nil, err)
+		}
+		if profile.Disabled {
+			return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeDenied,
+				Message: "MCODE_DISABLE_TOOLS=1 disables every tool", Hint: "unset MCODE_DISABLE_TOOLS to call tools"})
+		}
+		conn, err := f.connectorOf(cfg, profile)
+		if err != nil {
+			return tool.NewEnvelope(name, nil, err)
+		}
+		resp, err := op(ctx, conn)
+		if err != nil && ctx.Err() != nil {
+			err = interrupted()
+		}
+		env := tool.NewEnvelope(name, resp, err)
+		f.applyBudget(env, cfg)
+		return env
+	}()
+	env.DurationMS = time.Since(start).Milliseconds()
+	return env
+}
+
+// connectorCall is `connector call`: one MCP tool call under the time
+// limit (--timeout, else the server's timeout, else the default), which
+// covers the server's start-up as well as the call.
+func (f *Factory) connectorCall(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
+	return f.connectorRun(ctx, name, func(ctx context.Context, conn *connector.Connector) (*tool.Response, error) {
+		limit, err := f.timeout()
+		if err != nil {
+			return nil, err
+		}
+		if limit < 0 {
+			limit = connector.DefaultCallTimeout
+			if server, _, ok := connector.SplitName(name); ok {
+				for _, s := range conn.Servers {
+					if strings.EqualFold(s.Name, server) && s.Config.Timeout > 0 {
+						limit = s.Config.Timeout
+					}
+				}
+			}
+		}
+		callCtx := ctx
+		if limit > 0 {
+			var cancel context.CancelFunc
+			callCtx, cancel = context.WithTimeout(ctx, limit)
+			defer cancel()
+		}
+		resp, err := conn.Call(callCtx, name, args)
+		if err != nil && ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+			var te *tool.Error
+			if !errors.As(err, &te) || te.Code == tool.CodeInternal {
+				err = &tool.Error{Code: tool.CodeTimeout,
+					Message: fmt.Sprintf("%s did not answer within %s (start-up included); the server was told to cancel the call (notifications/cancelled) and stopped", name, limit),
+					Hint:    "raise the limit with --timeout, or the server's mcpServers.NAME.timeout"}
+			}
+		}
+		return resp, err
+	})
+}
