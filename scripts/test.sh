@@ -23,6 +23,8 @@ echo "== go mod tidy" >&2
 go mod tidy -diff
 echo "== go test -race" >&2
 go test -race -count=1 ./...
+echo "== MCP client conformance (core)" >&2
+bash scripts/conformance.sh >/dev/null
 
 # Fuzz each target briefly (FUZZTIME, default 10s each).
 fuzztime=${FUZZTIME:-10s}
