@@ -86,7 +86,9 @@ func serve(mode string) int {
 		for i := range n {
 			s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool_%04d", i), Description: fmt.Sprintf("Generated tool number %d for listing tests", i),
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}}}`)},
-				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("ok"), nil })
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return text("ok"), nil
+				})
 		}
 	default:
 		fmt.Fprintf(os.Stderr, "mcptest: unknown mode %q\n", mode)
