@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -52,7 +51,7 @@ func NewCmdConnector(f *Factory) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			return finish(f, f.connectorRun(c.Context(), "connector tools", func(ctx context.Context, conn *connector.Connector) (*tool.Response, error) {
 				conn.Refresh = opts.Refresh
-				return conn.SearchResponse(ctx, opts.Keyword, opts.Server, opts.Limit)
+				return conn.SearchResponse(ctx, opts.Keyword, opts.Server, opts.Limit, false)
 			}))
 		},
 	}
@@ -135,47 +134,22 @@ func (f *Factory) connectorRun(ctx context.Context, name string, op func(context
 			err = interrupted()
 		}
 		env := tool.NewEnvelope(name, resp, err)
-		f.applyBudget(env, cfg)
+		f.budget(cfg).Apply(env)
 		return env
 	}()
 	env.DurationMS = time.Since(start).Milliseconds()
 	return env
 }
 
-// connectorCall is `connector call`: one MCP tool call under the time
-// limit (--timeout, else the server's timeout, else the default), which
-// covers the server's start-up as well as the call.
+// connectorCall is `connector call`: the same call as `mcode call
+// SERVER__TOOL`, through the one call path (profile, schema, guard,
+// hooks, the time limit, budget, audit). The limit covers the server's
+// start-up as well as the call.
 func (f *Factory) connectorCall(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
-	return f.connectorRun(ctx, name, func(ctx context.Context, conn *connector.Connector) (*tool.Response, error) {
-		limit, err := f.timeout()
-		if err != nil {
-			return nil, err
-		}
-		if limit < 0 {
-			limit = connector.DefaultCallTimeout
-			if server, _, ok := connector.SplitName(name); ok {
-				for _, s := range conn.Servers {
-					if strings.EqualFold(s.Name, server) && s.Config.Timeout > 0 {
-						limit = s.Config.Timeout
-					}
-				}
-			}
-		}
-		callCtx := ctx
-		if limit > 0 {
-			var cancel context.CancelFunc
-			callCtx, cancel = context.WithTimeout(ctx, limit)
-			defer cancel()
-		}
-		resp, err := conn.Call(callCtx, name, args)
-		if err != nil && ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
-			var te *tool.Error
-			if !errors.As(err, &te) || te.Code == tool.CodeInternal {
-				err = &tool.Error{Code: tool.CodeTimeout,
-					Message: fmt.Sprintf("%s did not answer within %s (start-up included); the server was told to cancel the call (notifications/cancelled) and stopped", name, limit),
-					Hint:    "raise the limit with --timeout, or the server's mcpServers.NAME.timeout"}
-			}
-		}
-		return resp, err
-	})
+	if _, _, ok := connector.SplitName(name); !ok {
+		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("%q is not an MCP tool name", name),
+			Hint:    "name an MCP tool as SERVER__TOOL (or SERVER/TOOL); `mcode connector tools` lists them, `mcode call` calls built-in tools"})
+	}
+	return f.Call(ctx, name, args)
 }

@@ -3,9 +3,12 @@ package connector
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -45,6 +48,7 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
+	start := time.Now()
 	s, toolName, err := c.resolve(name)
 	if err != nil {
 		return nil, err
@@ -61,6 +65,9 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 	}
 	sess, err := c.connect(ctx, s)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ended(ctx, name, start, "; its server was still starting")
+		}
 		return nil, err
 	}
 	defer sess.close()
@@ -79,12 +86,29 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 	res, err := sess.cs.CallTool(ctx, &mcp.CallToolParams{Name: def.Name, Arguments: args})
 	if err != nil {
 		if ctx.Err() != nil {
-			sess.awaitCancelNotice()
-			return nil, ctx.Err()
+			what := "; the server was told to cancel the call (notifications/cancelled) and stopped"
+			if !sess.awaitCancelNotice() {
+				what = "; the server was stopped (the cancellation notice could not be sent in time)"
+			}
+			return nil, ended(ctx, name, start, what)
 		}
 		return nil, sess.protocolError("tools/call "+def.Name, err)
 	}
 	return callResponse(def, res)
+}
+
+// ended is the error of a call whose context ended: a timeout that says
+// how far it got, or the plain context error of an interruption (the
+// call path turns it into interrupted).
+func ended(ctx context.Context, name string, start time.Time, what string) error {
+	deadline, ok := ctx.Deadline()
+	if !ok || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ctx.Err()
+	}
+	limit := deadline.Sub(start).Round(10 * time.Millisecond)
+	return &tool.Error{Code: tool.CodeTimeout,
+		Message: fmt.Sprintf("%s did not answer within %s (start-up of its server included)%s", name, limit, what),
+		Hint:    "raise the limit with --timeout (or the server's mcpServers.NAME.timeout), or ask for less"}
 }
 
 // callResponse keeps the server's content blocks, structuredContent and
@@ -92,6 +116,7 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 func callResponse(def ToolDef, res *mcp.CallToolResult) (*tool.Response, error) {
 	blocks := make([]json.RawMessage, 0, len(res.Content))
 	var text []string
+	var media []tool.Media
 	for _, c := range res.Content {
 		raw, err := json.Marshal(c)
 		if err != nil {
@@ -102,6 +127,7 @@ func callResponse(def ToolDef, res *mcp.CallToolResult) (*tool.Response, error) 
 		case *mcp.TextContent:
 			text = append(text, c.Text)
 		case *mcp.ImageContent:
+			media = append(media, tool.Media{Type: "image", MIMEType: c.MIMEType, Data: base64.StdEncoding.EncodeToString(c.Data)})
 			text = append(text, fmt.Sprintf("[image %s, %s]", c.MIMEType, fsutil.HumanBytes(int64(len(c.Data)))))
 		case *mcp.AudioContent:
 			text = append(text, fmt.Sprintf("[audio %s, %s]", c.MIMEType, fsutil.HumanBytes(int64(len(c.Data)))))
@@ -124,7 +150,7 @@ func callResponse(def ToolDef, res *mcp.CallToolResult) (*tool.Response, error) 
 		data, _ := json.Marshal(res.StructuredContent)
 		out = string(data)
 	}
-	resp := &tool.Response{Output: out, Result: result}
+	resp := &tool.Response{Output: out, Result: result, Media: media}
 	if res.IsError {
 		msg := strings.TrimSpace(out)
 		if msg == "" {

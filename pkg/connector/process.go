@@ -8,8 +8,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // StderrTailBytes is how much of a stdio server's stderr is kept for
@@ -64,7 +65,6 @@ func startProcess(s Server, dir string, getenv func(string) string) (*process, e
 	cmd := exec.Command(expand(c.Command, getenv), args...)
 	cmd.Env = env
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	// Our own pipes, not exec's: Wait must not wait on a grandchild that
 	// keeps stderr open, nor close stdout under the reader.
@@ -83,7 +83,7 @@ func startProcess(s Server, dir string, getenv func(string) string) (*process, e
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	if err := proctree.StartGroup(cmd); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err
 	}
@@ -132,34 +132,24 @@ func (p *process) exited(d time.Duration) string {
 }
 
 // stop ends the server and everything it started: stdin closed first
-// (the MCP way to ask a stdio server to leave), then SIGTERM to the
-// whole process group, then SIGKILL. It returns once the leader is
-// reaped and the group is gone.
+// (the MCP way to ask a stdio server to leave), then the process tree's
+// TERM → grace → KILL. It returns once the leader is reaped and nothing
+// of the group is left.
 func (p *process) stop() {
 	p.stopOnce.Do(func() {
 		p.stdin.Close()
-		pgid := p.cmd.Process.Pid
+		pid := p.cmd.Process.Pid
 		select {
 		case <-p.done:
+			// The leader left and was reaped: its pid may name another
+			// process now, its group cannot while a member lives.
+			proctree.StopReapedGroup(pid, termGrace)
 		case <-time.After(exitGrace):
-		}
-		if groupAlive(pgid) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
-			deadline := time.Now().Add(termGrace)
-			for groupAlive(pgid) && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			proctree.StopGroup(pid, termGrace)
 		}
 		<-p.done
 		p.stdout.Close()
 	})
-}
-
-// groupAlive reports whether any process of the group is left (the
-// reaped leader's group lives on while a member does).
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
 }
 
 // stderrTail is the end of the server's stderr, cleaned for a message.

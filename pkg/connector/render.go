@@ -23,6 +23,8 @@ type SearchHit struct {
 	Tool        string  `json:"tool"`
 	Description string  `json:"description"` // its first line
 	Score       float64 `json:"score"`
+	// InputSchema is given to a model (tool_search), which calls next.
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
 }
 
 // ServersResponse is `connector servers`: every server contacted now.
@@ -58,7 +60,8 @@ func nonNil[T any](s []T) []T {
 // SearchResponse is `connector tools` and tool_search: ranked, compact
 // hits over every server's tools (or one server's), from the cache where
 // it is fresh; a server that fails is reported and the rest still count.
-func (c *Connector) SearchResponse(ctx context.Context, keyword, server string, limit int) (*tool.Response, error) {
+// withSchemas adds each hit's input schema (for a model about to call).
+func (c *Connector) SearchResponse(ctx context.Context, keyword, server string, limit int, withSchemas bool) (*tool.Response, error) {
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
@@ -73,8 +76,12 @@ func (c *Connector) SearchResponse(ctx context.Context, keyword, server string, 
 	for _, h := range ranked[:min(limit, len(ranked))] {
 		hit := SearchHit{Name: h.Tool.Qualified(), Server: h.Tool.Server, Tool: h.Tool.Name,
 			Description: firstLine(h.Tool.Description), Score: round(h.Score)}
-		hits = append(hits, hit)
 		fmt.Fprintf(&b, "%s  %s\n", hit.Name, hit.Description)
+		if withSchemas {
+			hit.InputSchema = h.Tool.InputSchema
+			fmt.Fprintf(&b, "    input schema: %s\n", h.Tool.InputSchema)
+		}
+		hits = append(hits, hit)
 	}
 	switch {
 	case len(c.Servers) == 0:
@@ -89,7 +96,7 @@ func (c *Connector) SearchResponse(ctx context.Context, keyword, server string, 
 			fmt.Fprintf(&b, "server %s failed: %s: %s\n", s.Name, s.Error.Code, oneLine(s.Error.Message))
 		}
 	}
-	if len(hits) > 0 {
+	if len(hits) > 0 && !withSchemas {
 		b.WriteString("`mcode connector tool NAME` shows a tool's parameters; `mcode connector call NAME --args JSON` calls it\n")
 	}
 	return &tool.Response{
