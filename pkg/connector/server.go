@@ -20,7 +20,7 @@ import (
 
 // Separator joins a server's name and a tool's name into the tool's
 // qualified name: valid in every function-calling format.
-const Separator = "__"
+const Separator = config.McpServerSeparator
 
 // Transports of a server.
 const (
