@@ -305,3 +305,21 @@ func TestServersFilterAndNames(t *testing.T) {
 		}
 	}
 }
+
+func TestExpand(t *testing.T) {
+	env := map[string]string{"TOKEN": "s3cret", "EMPTY": ""}
+	getenv := func(k string) string { return env[k] }
+	for in, want := range map[string]string{
+		"Bearer ${TOKEN}":          "Bearer s3cret",
+		"${MISSING}x":              "x",
+		"${EMPTY:-fallback}":       "fallback",
+		"${TOKEN:-fallback}":       "s3cret",
+		`echo "$1" $HOME ${TOKEN}`: `echo "$1" $HOME s3cret`,
+		"${unclosed":               "${unclosed",
+		"":                         "",
+	} {
+		if got := expand(in, getenv); got != want {
+			t.Errorf("expand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -100,9 +99,31 @@ func SplitName(name string) (server, toolName string, ok bool) {
 	return name[:i], name[i+n:], true
 }
 
-// expand replaces ${VAR} (and $VAR) with the caller's environment.
+// expand replaces ${VAR} and ${VAR:-default} with the caller's
+// environment. A bare $VAR is left alone: it belongs to a shell command
+// in args (sh -c '… "$1" …').
 func expand(s string, getenv func(string) string) string {
-	return os.Expand(s, getenv)
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		name, def, hasDef := strings.Cut(s[i+2:i+j], ":-")
+		b.WriteString(s[:i])
+		if v := getenv(name); v != "" || !hasDef {
+			b.WriteString(v)
+		} else {
+			b.WriteString(def)
+		}
+		s = s[i+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // lookupServer finds a server by name, case-insensitively.
