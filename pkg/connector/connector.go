@@ -54,13 +54,25 @@ func (c *Connector) now() time.Time {
 // limit; a failing server is reported and does not sink the others.
 // Listings that succeed refresh the cache.
 func (c *Connector) Status(ctx context.Context) []ServerStatus {
-	statuses, _ := c.listAll(ctx, c.Servers, true)
+	statuses, _ := c.listAll(ctx, c.Servers, true, loadListing)
 	return statuses
 }
 
 // Tools lists the tools of every server (or only of server), from the
 // cache where it is fresh, asking the others in parallel.
 func (c *Connector) Tools(ctx context.Context, server string) ([]ToolDef, []ServerStatus, error) {
+	return c.tools(ctx, server, loadListing)
+}
+
+// Summaries is Tools without the schemas, read from the search index:
+// what a search needs.
+func (c *Connector) Summaries(ctx context.Context, server string) ([]ToolDef, []ServerStatus, error) {
+	return c.tools(ctx, server, loadIndex)
+}
+
+type loader func(dataDir string, s Server, now time.Time) (Listing, bool)
+
+func (c *Connector) tools(ctx context.Context, server string, load loader) ([]ToolDef, []ServerStatus, error) {
 	servers := c.Servers
 	if server != "" {
 		s, err := lookupServer(c.Servers, server)
@@ -69,7 +81,7 @@ func (c *Connector) Tools(ctx context.Context, server string) ([]ToolDef, []Serv
 		}
 		servers = []Server{s}
 	}
-	statuses, listings := c.listAll(ctx, servers, c.Refresh)
+	statuses, listings := c.listAll(ctx, servers, c.Refresh, load)
 	var tools []ToolDef
 	for _, l := range listings {
 		tools = append(tools, l.Tools...)
@@ -88,14 +100,14 @@ func (c *Connector) CachedTools() []ToolDef {
 	return tools
 }
 
-func (c *Connector) listAll(ctx context.Context, servers []Server, live bool) ([]ServerStatus, []Listing) {
+func (c *Connector) listAll(ctx context.Context, servers []Server, live bool, load loader) ([]ServerStatus, []Listing) {
 	statuses := make([]ServerStatus, len(servers))
 	listings := make([]Listing, len(servers))
 	var wg sync.WaitGroup
 	for i, s := range servers {
 		statuses[i] = ServerStatus{Name: s.Name, Transport: s.Transport()}
 		if !live {
-			if l, ok := loadListing(c.DataDir, s, c.now()); ok {
+			if l, ok := load(c.DataDir, s, c.now()); ok {
 				statuses[i].Status, statuses[i].ProtocolVersion, statuses[i].ToolCount = StatusCached, l.ProtocolVersion, len(l.Tools)
 				listings[i] = l
 				continue
@@ -176,6 +188,7 @@ func toolDef(server string, t *mcp.Tool) (ToolDef, error) {
 	if t.Annotations != nil {
 		d.Annotations, _ = json.Marshal(t.Annotations)
 	}
+	d.Params = paramNames(d.InputSchema)
 	return d, nil
 }
 

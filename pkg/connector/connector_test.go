@@ -106,6 +106,21 @@ func TestCacheIsKeyedByConfigAndExpires(t *testing.T) {
 	if _, ok := loadListing(fx.conn.DataDir, s, now); !ok {
 		t.Fatal("fresh listing not loaded")
 	}
+	full, _ := loadListing(fx.conn.DataDir, s, now)
+	idx, ok := loadIndex(fx.conn.DataDir, s, now)
+	if !ok || len(idx.Tools) != len(full.Tools) || idx.ProtocolVersion != full.ProtocolVersion {
+		t.Fatalf("index %+v does not match the listing %+v", idx, full)
+	}
+	for i, tl := range idx.Tools {
+		f := full.Tools[i]
+		if tl.Name != f.Name || tl.Description != f.Description || tl.summary() != firstLine(f.Description) ||
+			strings.Join(tl.Params, ",") != strings.Join(paramNames(f.InputSchema), ",") {
+			t.Errorf("index entry %+v, listing %+v", tl, f)
+		}
+	}
+	if _, ok := loadIndex(fx.conn.DataDir, s, now.Add(CacheTTL+time.Minute)); ok {
+		t.Fatal("index older than the TTL was used")
+	}
 	if _, ok := loadListing(fx.conn.DataDir, s, now.Add(CacheTTL+time.Minute)); ok {
 		t.Fatal("listing older than the TTL was used")
 	}
@@ -198,7 +213,7 @@ func TestBrokenServers(t *testing.T) {
 		t.Fatalf("missing: %+v", e)
 	}
 	// A failed listing is not cached.
-	entries, _ := os.ReadDir(filepath.Join(fx.conn.DataDir, CacheDir))
+	entries, _ := filepath.Glob(filepath.Join(fx.conn.DataDir, CacheDir, "*.json"))
 	if len(entries) != 1 {
 		t.Fatalf("cache holds %d listings, want only the working server's", len(entries))
 	}

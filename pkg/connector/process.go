@@ -21,7 +21,7 @@ const StderrTailBytes = 4096
 // exitGrace to leave; then its process group gets SIGTERM, and termGrace
 // later SIGKILL.
 const (
-	exitGrace = 500 * time.Millisecond
+	exitGrace = 200 * time.Millisecond
 	termGrace = 1 * time.Second
 )
 

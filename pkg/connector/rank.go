@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Field weights of the ranking: a word in a tool's name says more about
@@ -47,58 +48,75 @@ func Rank(tools []ToolDef, keyword string) []Hit {
 		sortHits(hits)
 		return hits
 	}
-	docs := make([]map[string]float64, len(tools))
+	// One pass counts, per tool, the weighted frequency of each query
+	// word and the weighted length; no word is copied.
+	tf := make([]float64, len(tools)*len(query))
 	lengths := make([]float64, len(tools))
-	df := map[string]int{}
+	df := make([]int, len(query))
 	var total float64
 	for i, t := range tools {
-		tf := map[string]float64{}
-		add := func(words []string, w float64) {
-			for _, x := range words {
-				tf[x] += w
+		row := tf[i*len(query) : (i+1)*len(query)]
+		count := func(w float64) func(string) {
+			return func(word string) {
 				lengths[i] += w
+				for qi, q := range query {
+					if strings.EqualFold(word, q) {
+						row[qi] += w
+					}
+				}
 			}
 		}
-		add(tokenize(t.Name), weightName)
-		add(tokenize(t.Title), weightName)
-		add(tokenize(strings.Join(paramNames(t.InputSchema), " ")), weightParam)
-		add(tokenize(t.Description), weightDescription)
-		for _, q := range query {
-			if tf[q] > 0 {
-				df[q]++
+		scanWords(t.Name, count(weightName))
+		scanWords(t.Title, count(weightName))
+		for _, p := range t.params() {
+			scanWords(p, count(weightParam))
+		}
+		scanWords(t.Description, count(weightDescription))
+		for qi := range query {
+			if row[qi] > 0 {
+				df[qi]++
 			}
 		}
-		docs[i] = tf
 		total += lengths[i]
 	}
-	avg := total / math.Max(1, float64(len(tools)))
+	avg := math.Max(total/math.Max(1, float64(len(tools))), 1e-9)
 	n := float64(len(tools))
 	for i, t := range tools {
 		var score float64
-		for _, q := range query {
-			f := docs[i][q]
+		row := tf[i*len(query) : (i+1)*len(query)]
+		for qi := range query {
+			f := row[qi]
 			if f == 0 {
 				continue
 			}
-			idf := math.Log(1 + (n-float64(df[q])+0.5)/(float64(df[q])+0.5))
-			norm := bm25K1 * (1 - bm25B + bm25B*lengths[i]/math.Max(avg, 1e-9))
+			idf := math.Log(1 + (n-float64(df[qi])+0.5)/(float64(df[qi])+0.5))
+			norm := bm25K1 * (1 - bm25B + bm25B*lengths[i]/avg)
 			score += idf * f * (bm25K1 + 1) / (f + norm)
 		}
-		name, qualified := strings.ToLower(t.Name), strings.ToLower(t.Qualified())
-		switch {
-		case name == kw || qualified == kw:
-			score += bonusExact
-		case strings.HasPrefix(name, kw) || strings.HasPrefix(qualified, kw):
-			score += bonusPrefix
-		case strings.Contains(qualified, kw):
-			score += bonusSubstring
-		}
+		score += nameBonus(t, kw)
 		if score > 0 {
 			hits = append(hits, Hit{Tool: t, Score: score})
 		}
 	}
 	sortHits(hits)
 	return hits
+}
+
+// nameBonus rewards the keyword as a whole found in the tool's bare or
+// qualified name.
+func nameBonus(t ToolDef, kw string) float64 {
+	name, server := t.Name, t.Server
+	hasPrefixFold := func(s, prefix string) bool { return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) }
+	qualifiedIs := len(kw) == len(server)+len(Separator)+len(name) && hasPrefixFold(kw, server+Separator) && strings.EqualFold(kw[len(server)+len(Separator):], name)
+	switch {
+	case strings.EqualFold(name, kw) || qualifiedIs:
+		return bonusExact
+	case hasPrefixFold(name, kw) || hasPrefixFold(QualifiedName(server, name), kw):
+		return bonusPrefix
+	case strings.Contains(strings.ToLower(QualifiedName(server, name)), kw):
+		return bonusSubstring
+	}
+	return 0
 }
 
 func sortHits(hits []Hit) {
@@ -121,37 +139,51 @@ func sortHits(hits []Hit) {
 // (getHTTPServer is get, http, server).
 func tokenize(s string) []string {
 	var words []string
-	rs := []rune(s)
+	scanWords(s, func(w string) { words = append(words, strings.ToLower(w)) })
+	return words
+}
+
+// scanWords calls fn with each word of s, as a slice of s (case kept).
+func scanWords(s string, fn func(string)) {
 	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			words = append(words, strings.ToLower(string(rs[start:end])))
-		}
-		start = -1
-	}
-	for i, r := range rs {
+	var prev rune
+	for i, r := range s {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush(i)
+			if start >= 0 {
+				fn(s[start:i])
+			}
+			start, prev = -1, r
 			continue
 		}
 		if start >= 0 && unicode.IsUpper(r) {
-			prev := rs[i-1]
-			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
-				flush(i)
+			next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)) {
+				fn(s[start:i])
+				start = -1
 			}
 		}
 		if start < 0 {
 			start = i
 		}
+		prev = r
 	}
-	flush(len(rs))
-	return words
+	if start >= 0 {
+		fn(s[start:])
+	}
 }
 
 func uniq(words []string) []string {
 	slices.Sort(words)
 	return slices.Compact(words)
+}
+
+// params are the tool's parameter names: cached with the listing, else
+// read from its schema.
+func (t ToolDef) params() []string {
+	if t.Params != nil {
+		return t.Params
+	}
+	return paramNames(t.InputSchema)
 }
 
 // paramNames lists the top-level property names of an input schema.

@@ -66,7 +66,11 @@ func (c *Connector) SearchResponse(ctx context.Context, keyword, server string, 
 		limit = DefaultSearchLimit
 	}
 	limit = min(limit, MaxSearchLimit)
-	tools, statuses, err := c.Tools(ctx, server)
+	list := c.Summaries
+	if withSchemas {
+		list = c.Tools
+	}
+	tools, statuses, err := list(ctx, server)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +79,7 @@ func (c *Connector) SearchResponse(ctx context.Context, keyword, server string, 
 	var b strings.Builder
 	for _, h := range ranked[:min(limit, len(ranked))] {
 		hit := SearchHit{Name: h.Tool.Qualified(), Server: h.Tool.Server, Tool: h.Tool.Name,
-			Description: firstLine(h.Tool.Description), Score: round(h.Score)}
+			Description: h.Tool.summary(), Score: round(h.Score)}
 		fmt.Fprintf(&b, "%s  %s\n", hit.Name, hit.Description)
 		if withSchemas {
 			hit.InputSchema = h.Tool.InputSchema
