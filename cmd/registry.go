@@ -61,7 +61,7 @@ func (f *Factory) providers(cfg *config.Config) ([]tool.Provider, error) {
 		return nil, err
 	}
 	return []tool.Provider{&connector.Provider{
-		Conn: conn, Search: cfg.McpToolSearch, Model: f.Getenv(connector.ModelVar),
+		Conn: conn, Search: cfg.McpToolSearch, Model: f.Getenv(connector.ModelVar), Profile: profile,
 		// mcp_invoke's inner call takes the same path as any other.
 		Invoke: f.Call,
 	}}, nil

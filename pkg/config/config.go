@@ -53,6 +53,9 @@ type McpServer struct {
 	URL     string            `mapstructure:"url"`
 	Headers map[string]string `mapstructure:"headers"`
 	Timeout time.Duration     `mapstructure:"timeout"`
+	// Tier extension lists the server's tools as a catalogue until a
+	// session enables one (enable_tool); core (the default) lists them.
+	Tier string `mapstructure:"tier"`
 }
 
 // McpToolSearch decides when MCP tools are deferred behind tool_search.
@@ -150,6 +153,7 @@ func (e FieldError) Error() string {
 // Enumerations of the config file.
 var (
 	EnvSanitizeModes = []string{"off", "scrub", "strict"}
+	Tiers            = []string{"core", "extension"}
 	GuardPolicies    = []string{"allow", "require_approval", "deny"}
 	Roles            = []string{"worker", "verifier", "explore"} // each narrower than the one before
 )
@@ -236,6 +240,9 @@ func (c *Config) validateMcp() []FieldError {
 		}
 		if s.Timeout < 0 {
 			add(key+".timeout", "a duration of 0 (the default) or more", s.Timeout)
+		}
+		if s.Tier != "" && !slices.Contains(Tiers, s.Tier) {
+			add(key+".tier", "one of "+strings.Join(Tiers, ", "), fmt.Sprintf("%q", s.Tier))
 		}
 	}
 	agents := make([]string, 0, len(c.Agents))

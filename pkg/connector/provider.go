@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/tiers"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -17,6 +18,7 @@ import (
 const (
 	ToolSearchName = "tool_search"
 	MCPInvokeName  = "mcp_invoke"
+	EnableToolName = "enable_tool"
 )
 
 // ModelVar names the calling model, for mcpToolSearch.models.
@@ -35,6 +37,10 @@ var (
 	mcpInvokeDescription string
 	//go:embed mcp_invoke.schema.json
 	mcpInvokeSchema string
+	//go:embed enable_tool.md
+	enableToolDescription string
+	//go:embed enable_tool.schema.json
+	enableToolSchema string
 )
 
 // Provider puts the configured MCP tools into the registry as
@@ -46,6 +52,8 @@ type Provider struct {
 	Conn   *Connector
 	Search config.McpToolSearch
 	Model  string // the calling model (MCODE_MODEL), for mcpToolSearch.models
+	// Profile is the caller's: enable_tool enables only a tool it may use.
+	Profile tool.Profile
 	// Invoke runs mcp_invoke's inner call through the caller's call path
 	// (profile, guard, hooks, budget, audit); nil calls the server
 	// directly.
@@ -72,10 +80,13 @@ func (p *Provider) Tools(ctx context.Context, env *tool.Env) ([]*tool.Tool, erro
 	if len(problems) > 0 {
 		listErr = fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
-	if p.Defer(defs) {
-		return []*tool.Tool{p.searchTool(len(defs)), p.invokeTool()}, listErr
+	var tools []*tool.Tool
+	if p.hasExtension() {
+		tools = append(tools, p.enableTool())
 	}
-	tools := make([]*tool.Tool, 0, len(defs))
+	if p.Defer(defs) {
+		return append(tools, p.searchTool(len(defs)), p.invokeTool()), listErr
+	}
 	for _, d := range defs {
 		t, err := p.external(d)
 		if err != nil {
@@ -101,6 +112,10 @@ func (p *Provider) Lookup(ctx context.Context, env *tool.Env, name string) (*too
 		return p.searchTool(0), true, nil
 	case MCPInvokeName:
 		return p.invokeTool(), true, nil
+	case EnableToolName:
+		if p.hasExtension() {
+			return p.enableTool(), true, nil
+		}
 	}
 	server, _, ok := SplitName(name)
 	if !ok {
@@ -159,10 +174,16 @@ func (p *Provider) external(d ToolDef) (*tool.Tool, error) {
 	if facts.ReadOnly {
 		mode = tool.Parallel
 	}
-	timeout := DefaultCallTimeout
+	timeout, tier := DefaultCallTimeout, tool.Core
 	for _, s := range p.Conn.Servers {
-		if s.Name == d.Server && s.Config.Timeout > 0 {
+		if s.Name != d.Server {
+			continue
+		}
+		if s.Config.Timeout > 0 {
 			timeout = s.Config.Timeout
+		}
+		if s.Config.Tier == string(tool.Extension) {
+			tier = tool.Extension
 		}
 	}
 	desc := d.Description
@@ -172,8 +193,13 @@ func (p *Provider) external(d ToolDef) (*tool.Tool, error) {
 	name := d.Qualified()
 	return tool.NewExternal(tool.External{
 		Name: name, Description: desc, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema,
-		Mode: mode, Tier: tool.Core, Source: tool.Configured, Facts: facts, Timeout: timeout,
+		Mode: mode, Tier: tier, Source: tool.Configured, Facts: facts, Timeout: timeout,
 	}, func(ctx context.Context, env *tool.Env, args json.RawMessage) (*tool.Response, error) {
+		if tier == tool.Extension && !tiers.IsEnabled(env, name) {
+			return nil, &tool.Error{Code: tool.CodeDenied,
+				Message: fmt.Sprintf("%s is an extension-tier tool and is not enabled in this session", name),
+				Hint:    fmt.Sprintf("enable it first: mcode call enable_tool --args '{\"name\": \"%s\"}'", name)}
+		}
 		return p.Conn.Call(ctx, name, args)
 	})
 }
@@ -253,5 +279,68 @@ func (p *Provider) invokeTool() *tool.Tool {
 			return resp, inner.Error
 		}
 		return resp, nil
+	})
+}
+
+func (p *Provider) hasExtension() bool {
+	for _, s := range p.Conn.Servers {
+		if s.Config.Tier == string(tool.Extension) {
+			return true
+		}
+	}
+	return false
+}
+
+// EnableParams are enable_tool's parameters.
+type EnableParams struct {
+	Name string `json:"name"`
+}
+
+func (p *Provider) enableTool() *tool.Tool {
+	return tool.New(tool.Spec{
+		Name: EnableToolName, Mode: tool.Sequential, Tier: tool.Core,
+		Facts:       tool.Facts{Idempotent: true, ReadOnly: true},
+		Description: enableToolDescription, Schema: enableToolSchema,
+	}, func(ctx context.Context, env *tool.Env, ep EnableParams) (*tool.Response, error) {
+		notExtension := &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("%q is not an extension-tier tool of a configured MCP server", ep.Name),
+			Hint:    "`mcode tools list` shows the catalogue of extension tools (result.catalogue); core tools need no enabling"}
+		server, _, ok := SplitName(ep.Name)
+		if !ok {
+			return nil, notExtension
+		}
+		s, err := lookupServer(p.Conn.Servers, server)
+		if err != nil || s.Config.Tier != string(tool.Extension) {
+			return nil, notExtension
+		}
+		def, err := p.Conn.Find(ctx, ep.Name)
+		if err != nil {
+			return nil, err
+		}
+		t, err := p.external(def)
+		if err != nil {
+			return nil, err
+		}
+		if denied := p.Profile.Permits(t); denied != nil {
+			return nil, denied
+		}
+		already, err := tiers.Enable(env, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		full, err := t.Definition()
+		if err != nil {
+			return nil, err
+		}
+		state := "enabled"
+		if already {
+			state = "already enabled"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s is %s for this session (%s). Its definition:\n%s\n", t.Name, state, tiers.Session(env), full.Description)
+		writeParams(&b, full.InputSchema)
+		return &tool.Response{Output: b.String(), Result: map[string]any{
+			"name": t.Name, "enabled": true, "already_enabled": already, "session": tiers.Session(env), "definition": full,
+		}}, nil
 	})
 }
