@@ -106,7 +106,9 @@ func Rank(tools []ToolDef, keyword string) []Hit {
 // qualified name.
 func nameBonus(t ToolDef, kw string) float64 {
 	name, server := t.Name, t.Server
-	hasPrefixFold := func(s, prefix string) bool { return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) }
+	hasPrefixFold := func(s, prefix string) bool {
+		return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	}
 	qualifiedIs := len(kw) == len(server)+len(Separator)+len(name) && hasPrefixFold(kw, server+Separator) && strings.EqualFold(kw[len(server)+len(Separator):], name)
 	switch {
 	case strings.EqualFold(name, kw) || qualifiedIs:
