@@ -61,9 +61,9 @@ func TestToolsListGolden(t *testing.T) {
 
 // schemaProperty is what the flag test reads of a schema property.
 type schemaProperty struct {
-	Type    any    `json:"type"`
-	Enum    []any  `json:"enum"`
-	Default any    `json:"default"`
+	Type    any   `json:"type"`
+	Enum    []any `json:"enum"`
+	Default any   `json:"default"`
 	Items   *struct {
 		Type any `json:"type"`
 	} `json:"items"`

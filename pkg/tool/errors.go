@@ -39,6 +39,7 @@ const (
 	CodeServerError       Code = "server_error" // an MCP server broke the protocol or answered with a JSON-RPC error
 	CodeToolError         Code = "tool_error"
 	CodeInvalidArgs       Code = "invalid_args"
+	CodeBackgrounded      Code = "backgrounded" // a foreground bash call still running became a background task
 	CodeInternal          Code = "internal"
 )
 
@@ -49,8 +50,13 @@ const (
 	ExitUsage            = 2
 	ExitApprovalRequired = 75
 	ExitDenied           = 77
-	ExitTimeout          = 124
-	ExitInterrupted      = 130
+	// ExitBackgrounded: a foreground call moved to the background while
+	// its command still ran, so there is no status of the command yet.
+	// Never 0, so `mcode bash 'make test' && deploy` does not deploy; a
+	// code no shell or common tool gives (126-127 and 128+N are taken).
+	ExitBackgrounded = 122
+	ExitTimeout      = 124
+	ExitInterrupted  = 130
 )
 
 // ExitCode maps an error code to the process exit status.
@@ -66,6 +72,8 @@ func (c Code) ExitCode() int {
 		return ExitDenied
 	case CodeTimeout:
 		return ExitTimeout
+	case CodeBackgrounded:
+		return ExitBackgrounded
 	case CodeInterrupted:
 		return ExitInterrupted
 	default:
