@@ -20,6 +20,10 @@ import (
 // TestMain lets the test binary play an MCP server (mcptest) when the
 // connector starts it with MCPTEST_MODE set.
 func TestMain(m *testing.M) {
+	// The guard's environment is the server's: check for it first.
+	if len(os.Args) > 1 && os.Args[1] == GuardArg {
+		os.Exit(Guard(os.Args[2:]))
+	}
 	if code, ok := mcptest.Main(); ok {
 		os.Exit(code)
 	}
@@ -42,8 +46,12 @@ func newFixture(t *testing.T, modes ...string) *fixture {
 	for _, m := range modes {
 		cfg.McpServers[m] = fx.server(m, 5*time.Second)
 	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	fx.conn = &Connector{Servers: Servers(cfg, nil), DataDir: filepath.Join(dir, "home"), Root: dir,
-		Getenv: os.Getenv, Version: "test"}
+		Getenv: os.Getenv, Version: "test", GuardExe: self}
 	return fx
 }
 

@@ -47,7 +47,11 @@ type process struct {
 // startProcess starts a stdio server in its own process group, killed
 // with mcode if mcode dies (SIGKILL included: the leader's parent-death
 // signal, and its stdin reaching EOF).
-func startProcess(s Server, dir string, getenv func(string) string) (*process, error) {
+//
+// With guard (mcode's own executable) the server runs below a guard
+// process (Guard) that takes its whole tree down even when mcode is
+// killed with SIGKILL.
+func startProcess(s Server, dir string, getenv func(string) string, guard string) (*process, error) {
 	c := s.Config
 	env := make([]string, 0, len(inheritedEnv)+len(c.Env))
 	for _, k := range inheritedEnv {
@@ -62,7 +66,16 @@ func startProcess(s Server, dir string, getenv func(string) string) (*process, e
 	for i, a := range c.Args {
 		args[i] = expand(a, getenv)
 	}
-	cmd := exec.Command(expand(c.Command, getenv), args...)
+	command := expand(c.Command, getenv)
+	cmd := exec.Command(command, args...)
+	if guard != "" {
+		// Resolved here, so that a missing command is named as such.
+		path, err := exec.LookPath(command)
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.Command(guard, append([]string{GuardArg, path}, args...)...)
+	}
 	cmd.Env = env
 	cmd.Dir = dir
 
@@ -83,7 +96,8 @@ func startProcess(s Server, dir string, getenv func(string) string) (*process, e
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := proctree.StartGroup(cmd); err != nil {
+	cmd.SysProcAttr = guardAttr()
+	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err
 	}

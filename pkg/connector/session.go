@@ -29,17 +29,17 @@ type session struct {
 	server Server
 	cs     *mcp.ClientSession
 	proc   *process // stdio only
-	cancel *signal  // set once notifications/cancelled has been sent
+	cancel *event   // set once notifications/cancelled has been sent
 }
 
-// signal is a one-shot event.
-type signal struct {
+// event happens once.
+type event struct {
 	once sync.Once
 	ch   chan struct{}
 }
 
-func newSignal() *signal { return &signal{ch: make(chan struct{})} }
-func (s *signal) fire()  { s.once.Do(func() { close(s.ch) }) }
+func newEvent() *event { return &event{ch: make(chan struct{})} }
+func (s *event) fire() { s.once.Do(func() { close(s.ch) }) }
 
 // cancelledMethod marks the message that tells a server a call is dropped.
 var cancelledMethod = []byte(`"notifications/cancelled"`)
@@ -48,7 +48,7 @@ var cancelledMethod = []byte(`"notifications/cancelled"`)
 // A server that cannot be started or does not speak MCP is
 // server_unavailable, with its stderr tail and exit status.
 func (c *Connector) connect(ctx context.Context, s Server) (*session, error) {
-	sess := &session{server: s, cancel: newSignal()}
+	sess := &session{server: s, cancel: newEvent()}
 	var transport mcp.Transport
 	if s.Transport() == TransportHTTP {
 		headers := map[string]string{}
@@ -66,7 +66,7 @@ func (c *Connector) connect(ctx context.Context, s Server) (*session, error) {
 		if s.Config.Cwd != "" {
 			dir = (&tool.Env{Root: c.Root, UserHome: c.Getenv("HOME")}).Abs(expand(s.Config.Cwd, c.Getenv))
 		}
-		p, err := startProcess(s, dir, c.Getenv)
+		p, err := startProcess(s, dir, c.Getenv, c.GuardExe)
 		if err != nil {
 			return nil, &tool.Error{Code: tool.CodeServerUnavailable, Message: describeStartError(s, err),
 				Hint: fmt.Sprintf("check mcpServers.%s.command and args in the config; the command must be on PATH or an absolute path", s.Name)}
@@ -150,7 +150,7 @@ func (s *session) awaitCancelNotice() bool {
 // notifications/cancelled message has been written.
 type watchWriter struct {
 	w      io.WriteCloser
-	cancel *signal
+	cancel *event
 }
 
 func (w *watchWriter) Write(p []byte) (int, error) {
@@ -167,7 +167,7 @@ func (w *watchWriter) Close() error { return w.w.Close() }
 // HTTP server, and notices a delivered notifications/cancelled.
 type headerTransport struct {
 	headers map[string]string
-	cancel  *signal
+	cancel  *event
 }
 
 func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
