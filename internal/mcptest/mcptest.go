@@ -36,6 +36,17 @@ const (
 	ModeMany      = "many"      // lists CountVar generated tools
 )
 
+// NewServer is the go-sdk server of the ok mode (echo, fail, structured,
+// badstructured, image, slow), for a test to serve over any transport;
+// other modes get no tools here.
+func NewServer(mode string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.0.0"}, nil)
+	if mode == ModeOK {
+		addOKTools(s)
+	}
+	return s
+}
+
 // Main runs the server of the mode in the environment and returns its
 // exit status; ok is false when the environment asks for none.
 func Main() (int, bool) {
@@ -71,10 +82,9 @@ func serve(mode string) int {
 		}
 		return 0
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.0.0"}, nil)
+	s := NewServer(mode)
 	switch mode {
 	case ModeOK:
-		addOKTools(s)
 	case ModeBadSchema:
 		s.AddTool(&mcp.Tool{Name: "broken", Description: "A tool whose schema is wrong",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/missing"}}}`)},

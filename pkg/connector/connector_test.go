@@ -4,13 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcode-dev/mcode/internal/mcptest"
 	"github.com/mcode-dev/mcode/pkg/config"
@@ -344,5 +349,50 @@ func TestExpand(t *testing.T) {
 		if got := expand(in, getenv); got != want {
 			t.Errorf("expand(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestHTTP reaches a go-sdk streamable HTTP server on loopback: headers
+// with ${VAR} expanded, a call, and a timed-out call whose cancellation
+// reaches the server.
+func TestHTTP(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "cancelled")
+	t.Setenv(mcptest.MarkerVar, marker)
+	var mu sync.Mutex
+	var auth []string
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcptest.NewServer(mcptest.ModeOK) }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		mcpHandler.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	fx := newFixture(t)
+	fx.conn.Getenv = func(k string) string { return map[string]string{"TOKEN": "s3cret"}[k] }
+	fx.conn.Servers = []Server{{Name: "web", Config: config.McpServer{URL: srv.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}}}
+	resp, err := fx.conn.Call(context.Background(), "web__echo", json.RawMessage(`{"message":"over http"}`))
+	if err != nil || resp.Output != "echo: over http" {
+		t.Fatalf("echo: %v %+v", err, resp)
+	}
+	mu.Lock()
+	if len(auth) == 0 || auth[0] != "Bearer s3cret" {
+		t.Errorf("Authorization headers sent: %q", auth)
+	}
+	mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err = fx.conn.Call(ctx, "web__slow", nil); codeOf(err) != tool.CodeTimeout || !strings.Contains(err.Error(), "notifications/cancelled") {
+		t.Fatalf("slow: %v", err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		if data, err := os.ReadFile(marker); err == nil && strings.Contains(string(data), "cancelled") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the HTTP server never saw the cancellation")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
