@@ -231,6 +231,12 @@ func findIn(l Listing, s Server, toolName string) (ToolDef, error) {
 			return t, nil
 		}
 	}
+	// The qualified name may be the tool's name made fit for every API.
+	for _, t := range l.Tools {
+		if t.Qualified() == QualifiedName(s.Name, toolName) {
+			return t, nil
+		}
+	}
 	var near []string
 	for _, h := range Rank(l.Tools, toolName) {
 		if len(near) == 3 {

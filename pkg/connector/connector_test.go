@@ -327,6 +327,13 @@ func TestServersFilterAndNames(t *testing.T) {
 			t.Errorf("SplitName(%q) = %q, %q, %v", in, s, n, ok)
 		}
 	}
+	if got := QualifiedName("srv", "files.read/all"); got != "srv__files_read_all" {
+		t.Errorf("QualifiedName with . and / = %q", got)
+	}
+	long := QualifiedName("srv", strings.Repeat("x", 100))
+	if len(long) != MaxNameLength || long == QualifiedName("srv", strings.Repeat("x", 101)) {
+		t.Errorf("long names %q are not cut to %d and told apart", long, MaxNameLength)
+	}
 	for _, bad := range []string{"echo", "__echo", "everything__", "/x", ""} {
 		if _, _, ok := SplitName(bad); ok {
 			t.Errorf("SplitName(%q) accepted", bad)

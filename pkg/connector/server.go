@@ -81,8 +81,27 @@ func Servers(cfg *config.Config, allow []string) []Server {
 	return out
 }
 
-// QualifiedName is SERVER__TOOL.
-func QualifiedName(server, toolName string) string { return server + Separator + toolName }
+// MaxNameLength is the longest function name every function-calling API
+// takes (OpenAI's 64).
+const MaxNameLength = 64
+
+// QualifiedName is SERVER__TOOL, in the characters every function-calling
+// API takes (letters, digits, _ and -; MCP also allows . and /, which
+// become _), at most MaxNameLength long (a longer one ends in a hash of
+// the whole).
+func QualifiedName(server, toolName string) string {
+	name := server + Separator + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, toolName)
+	if len(name) <= MaxNameLength {
+		return name
+	}
+	sum := sha256.Sum256([]byte(server + Separator + toolName))
+	return name[:MaxNameLength-9] + "_" + hex.EncodeToString(sum[:4])
+}
 
 // SplitName splits SERVER__TOOL (or SERVER/TOOL) into its parts. Server
 // names never hold the separator (config validation), so the first one
