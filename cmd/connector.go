@@ -99,15 +99,15 @@ func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connec
 		return nil, err
 	}
 	agent := cfg.Agents[strings.ToLower(profile.Agent)]
-	exe, _ := f.Executable() // without it, servers start without their guard
+	exe, _ := f.Executable() // without it, servers start without their warden
 	return &connector.Connector{
-		GuardExe: exe,
-		Servers:  connector.Servers(cfg, agent.McpServers),
-		DataDir:  f.HomeDir(),
-		Root:     root,
-		Getenv:   f.Getenv,
-		Version:  version,
-		Now:      f.Now,
+		WardenExe: exe,
+		Servers:   connector.Servers(cfg, agent.McpServers),
+		DataDir:   f.HomeDir(),
+		Root:      root,
+		Getenv:    f.Getenv,
+		Version:   version,
+		Now:       f.Now,
 	}, nil
 }
 

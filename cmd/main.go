@@ -33,8 +33,8 @@ func Main() int {
 	if len(os.Args) > 1 && os.Args[1] == exec.SupervisorArg {
 		return exec.Supervise(os.Args[2:], exec.SupervisorStreams()) // a background task's supervisor: no command tree
 	}
-	if len(os.Args) > 1 && os.Args[1] == connector.GuardArg {
-		return connector.Guard(os.Args[2:]) // the guard of a stdio MCP server: no command tree
+	if len(os.Args) > 1 && os.Args[1] == connector.WardenArg {
+		return connector.Warden(os.Args[2:]) // the warden of a stdio MCP server: no command tree
 	}
 	f := NewFactory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

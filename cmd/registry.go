@@ -9,7 +9,6 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/datetime"
-	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/read"
@@ -65,12 +64,6 @@ func (f *Factory) providers(cfg *config.Config) ([]tool.Provider, error) {
 		// mcp_invoke's inner call takes the same path as any other.
 		Invoke: f.Call,
 	}}, nil
-}
-
-// guard plugs the guard, the hooks and the audit into the call path.
-// Without them every call is allowed, as it always was.
-func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
-	return nil
 }
 
 // bashEnviron is what bash commands inherit: this process's environment,

@@ -24,9 +24,9 @@ type Connector struct {
 	Now     func() time.Time
 	// Refresh asks every server again instead of trusting the cache.
 	Refresh bool
-	// GuardExe is mcode's executable: stdio servers run below its guard
-	// (GuardArg). Empty starts them directly.
-	GuardExe string
+	// WardenExe is mcode's executable: stdio servers run below its warden
+	// (WardenArg). Empty starts them directly.
+	WardenExe string
 }
 
 // Server states in a ServerStatus.

@@ -25,9 +25,9 @@ import (
 // TestMain lets the test binary play an MCP server (mcptest) when the
 // connector starts it with MCPTEST_MODE set.
 func TestMain(m *testing.M) {
-	// The guard's environment is the server's: check for it first.
-	if len(os.Args) > 1 && os.Args[1] == GuardArg {
-		os.Exit(Guard(os.Args[2:]))
+	// The warden's environment is the server's: check for it first.
+	if len(os.Args) > 1 && os.Args[1] == WardenArg {
+		os.Exit(Warden(os.Args[2:]))
 	}
 	if code, ok := mcptest.Main(); ok {
 		os.Exit(code)
@@ -56,7 +56,7 @@ func newFixture(t *testing.T, modes ...string) *fixture {
 		t.Fatal(err)
 	}
 	fx.conn = &Connector{Servers: Servers(cfg, nil), DataDir: filepath.Join(dir, "home"), Root: dir,
-		Getenv: os.Getenv, Version: "test", GuardExe: self}
+		Getenv: os.Getenv, Version: "test", WardenExe: self}
 	return fx
 }
 

@@ -48,10 +48,10 @@ type process struct {
 // with mcode if mcode dies (SIGKILL included: the leader's parent-death
 // signal, and its stdin reaching EOF).
 //
-// With guard (mcode's own executable) the server runs below a guard
-// process (Guard) that takes its whole tree down even when mcode is
+// With warden (mcode's own executable) the server runs below a warden
+// process (Warden) that takes its whole tree down even when mcode is
 // killed with SIGKILL.
-func startProcess(s Server, dir string, getenv func(string) string, guard string) (*process, error) {
+func startProcess(s Server, dir string, getenv func(string) string, warden string) (*process, error) {
 	c := s.Config
 	env := make([]string, 0, len(inheritedEnv)+len(c.Env))
 	for _, k := range inheritedEnv {
@@ -68,13 +68,13 @@ func startProcess(s Server, dir string, getenv func(string) string, guard string
 	}
 	command := expand(c.Command, getenv)
 	cmd := exec.Command(command, args...)
-	if guard != "" {
+	if warden != "" {
 		// Resolved here, so that a missing command is named as such.
 		path, err := exec.LookPath(command)
 		if err != nil {
 			return nil, err
 		}
-		cmd = exec.Command(guard, append([]string{GuardArg, path}, args...)...)
+		cmd = exec.Command(warden, append([]string{WardenArg, path}, args...)...)
 	}
 	cmd.Env = env
 	cmd.Dir = dir
@@ -96,7 +96,7 @@ func startProcess(s Server, dir string, getenv func(string) string, guard string
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = guardAttr()
+	cmd.SysProcAttr = wardenAttr()
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err

@@ -66,7 +66,7 @@ func (c *Connector) connect(ctx context.Context, s Server) (*session, error) {
 		if s.Config.Cwd != "" {
 			dir = (&tool.Env{Root: c.Root, UserHome: c.Getenv("HOME")}).Abs(expand(s.Config.Cwd, c.Getenv))
 		}
-		p, err := startProcess(s, dir, c.Getenv, c.GuardExe)
+		p, err := startProcess(s, dir, c.Getenv, c.WardenExe)
 		if err != nil {
 			return nil, &tool.Error{Code: tool.CodeServerUnavailable, Message: describeStartError(s, err),
 				Hint: fmt.Sprintf("check mcpServers.%s.command and args in the config; the command must be on PATH or an absolute path", s.Name)}

@@ -6,10 +6,10 @@ import (
 	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
-// guardAttr starts the guard in a process group of its own, with
-// SIGTERM as its parent-death signal: the guard catches it and takes the
+// wardenAttr starts the warden in a process group of its own, with
+// SIGTERM as its parent-death signal: the warden catches it and takes the
 // server's tree down before it leaves.
-func guardAttr() *syscall.SysProcAttr {
+func wardenAttr() *syscall.SysProcAttr {
 	attr := proctree.GroupAttr()
 	attr.Pdeathsig = syscall.SIGTERM
 	return attr

@@ -8,4 +8,4 @@ import (
 	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
-func guardAttr() *syscall.SysProcAttr { return proctree.GroupAttr() }
+func wardenAttr() *syscall.SysProcAttr { return proctree.GroupAttr() }

@@ -11,21 +11,21 @@ import (
 	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
-// GuardArg, as mcode's first argument, makes the process the guard of
-// one stdio server (Guard): mcode starts every stdio server through it
-// when it knows its own executable (Connector.GuardExe).
-const GuardArg = "__mcp-server-guard"
+// WardenArg, as mcode's first argument, makes the process the warden of
+// one stdio server (Warden): mcode starts every stdio server through it
+// when it knows its own executable (Connector.WardenExe).
+const WardenArg = "__mcp-server-warden"
 
-// Guard runs argv, a stdio server, as its child and ends the server's
+// Warden runs argv, a stdio server, as its child and ends the server's
 // whole process tree when the server exits, when it is told to (SIGTERM,
 // SIGINT, SIGHUP), and when mcode dies, SIGKILL included: mcode starts
-// the guard with a parent-death signal, which a signal handler can
+// the warden with a parent-death signal, which a signal handler can
 // catch, where the server's own tree could not be reached. The server
-// inherits the guard's stdin, stdout and stderr as they are. The exit
+// inherits the warden's stdin, stdout and stderr as they are. The exit
 // status is the server's (128+N for a signal).
-func Guard(argv []string) int {
+func Warden(argv []string) int {
 	if len(argv) == 0 {
-		fmt.Fprintln(os.Stderr, "mcode "+GuardArg+": no command")
+		fmt.Fprintln(os.Stderr, "mcode "+WardenArg+": no command")
 		return 2
 	}
 	sigs := make(chan os.Signal, 1)
