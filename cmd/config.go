@@ -112,9 +112,9 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 	if err != nil {
 		return nil, translateDecodeError(err, path, getenv)
 	}
-	if path != "" && len(cfg.Tools.Custom) > 0 {
-		if err := keepSchemaCase(path, &cfg); err != nil {
-			return nil, configError(path, "tools.custom", "%v", err)
+	if path != "" && (len(cfg.McpServers) > 0 || len(cfg.Tools.Custom) > 0) {
+		if err := restoreCase(path, &cfg); err != nil {
+			return nil, configError(path, "", "not valid YAML: %v", err)
 		}
 	}
 	if errs := cfg.Validate(); len(errs) > 0 {
@@ -124,25 +124,37 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 	return &cfg, nil
 }
 
-// keepSchemaCase reads the input schemas of tools.custom again from the
-// file: viper lowers every map key, and a schema's property names are the
-// tool's argument names, case and all.
-func keepSchemaCase(path string, cfg *config.Config) error {
+// restoreCase reads again, from the file, the maps whose keys are names
+// the user chose, in the case they were written: viper lower-cases every
+// key, and a server's PATH or API_KEY (mcpServers.NAME.env), or a command
+// tool's argument names (tools.custom[].inputSchema), must stay as
+// written.
+func restoreCase(path string, cfg *config.Config) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	custom, _ := childFold(childFold(doc, "tools"), "custom").([]any)
-	if len(custom) != len(cfg.Tools.Custom) {
-		return nil // set from the environment, not the file
+	for name, s := range cfg.McpServers {
+		env, ok := childFold(childFold(childFold(raw, "mcpServers"), name), "env").(map[string]any)
+		if !ok {
+			continue
+		}
+		s.Env = make(map[string]string, len(env))
+		for k := range env {
+			s.Env[k] = cfg.McpServers[name].Env[strings.ToLower(k)]
+		}
+		cfg.McpServers[name] = s
 	}
-	for i, entry := range custom {
-		if schema, ok := childFold(entry, "inputSchema").(map[string]any); ok {
-			cfg.Tools.Custom[i].InputSchema = schema
+	custom, _ := childFold(childFold(raw, "tools"), "custom").([]any)
+	if len(custom) == len(cfg.Tools.Custom) { // else set from the environment
+		for i, entry := range custom {
+			if schema, ok := childFold(entry, "inputSchema").(map[string]any); ok {
+				cfg.Tools.Custom[i].InputSchema = schema
+			}
 		}
 	}
 	return nil

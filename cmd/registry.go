@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/cmdtool"
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
@@ -60,7 +61,7 @@ func readFile(ctx context.Context, env *tool.Env, path string, offset, limit int
 
 // providers are the sources of tools from outside (MCP servers, command
 // tools from config), asked by the registry when a call needs them.
-// A declaration that is broken is a config error.
+// A command tool's declaration that is broken is a config error.
 func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Provider, error) {
 	var out []tool.Provider
 	root, err := f.RootDir()
@@ -75,7 +76,22 @@ func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Prov
 	if commands != nil {
 		out = append(out, commands)
 	}
-	return out, nil
+	if len(cfg.McpServers) == 0 {
+		return out, nil
+	}
+	profile, err := f.profile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := f.connectorOf(cfg, profile)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, &connector.Provider{
+		Conn: conn, Search: cfg.McpToolSearch, Model: f.Getenv(connector.ModelVar), Profile: profile,
+		// mcp_invoke's inner call takes the same path as any other.
+		Invoke: f.Call,
+	}), nil
 }
 
 // bashEnviron is what bash commands inherit: this process's environment,

