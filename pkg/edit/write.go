@@ -155,7 +155,7 @@ func create(ctx context.Context, display, target string, p WriteParams) (*WriteR
 		return nil, writeErr(display, err)
 	}
 	if info, err := os.Stat(target); err == nil {
-		res.Mode = fmt.Sprintf("%04o", info.Mode().Perm())
+		res.Mode = fsutil.OctalMode(info.Mode())
 	}
 	return res, nil
 }
@@ -194,7 +194,7 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	res := &WriteResult{
 		Action: Replaced, BytesBefore: len(old), BytesAfter: len(data), SHA256: sha256Hex(data),
 		Encoding: string(enc), LineEnding: string(textenc.LineEndings([]byte(text))),
-		Mode: fmt.Sprintf("%04o", info.Mode().Perm()), Note: note, DryRun: p.DryRun,
+		Mode: fsutil.OctalMode(info.Mode()), Note: note, DryRun: p.DryRun,
 	}
 	if c != nil {
 		oldText := string(c.text)
