@@ -138,6 +138,9 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := fsutil.CheckFolderSuffix(p.FilePath, info, false); err != nil {
+		return nil, err
+	}
 	if info == nil {
 		return nil, fsutil.NotFound(display, abs)
 	}

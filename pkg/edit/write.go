@@ -98,6 +98,9 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 		if err != nil {
 			return nil, err
 		}
+		if err := fsutil.CheckFolderSuffix(p.FilePath, info, true); err != nil {
+			return nil, err
+		}
 		var res *WriteResult
 		if info == nil {
 			res, err = create(ctx, display, target, p)

@@ -192,6 +192,9 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := fsutil.CheckFolderSuffix(p.Path, res.info, false); err != nil {
+		return nil, err
+	}
 	display := p.Path
 	if res.variant != "" {
 		display = res.abs

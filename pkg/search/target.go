@@ -66,6 +66,9 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 		}
 		return nil, err
 	}
+	if err := fsutil.CheckFolderSuffix(path, fi, false); err != nil {
+		return nil, err
+	}
 	t.isFile = !fi.IsDir()
 	// A path named explicitly is followed if it is a symlink, so the
 	// target is checked too: "notes.txt -> ~/.ssh/id_rsa" is a secret.
