@@ -80,7 +80,7 @@ func TestApplyEditsRefuses(t *testing.T) {
 		{"overlap", "abc\n", []Edit{{OldString: "b", NewString: "B"}, {OldString: "aB", NewString: "x"}}, tool.CodeOverlappingEdits, "edits[1] matches at line 1, in text that edits[0] wrote"},
 		{"overlap across a deletion", "abc\n", []Edit{{OldString: "b", NewString: ""}, {OldString: "ac", NewString: "x"}}, tool.CodeOverlappingEdits, "edits[0] wrote"},
 		{"replacement char", "a\n", []Edit{{OldString: "a", NewString: "\uFFFD"}}, tool.CodeEncoding, "U+FFFD"},
-		{"the second sees the first's result", "foo\n", []Edit{{OldString: "foo", NewString: "bar"}, {OldString: "foo", NewString: "baz"}}, tool.CodeNoMatch, "edits[1]: "},
+		{"the second sees the first's result", "foo\n", []Edit{{OldString: "foo", NewString: "bar"}, {OldString: "foo", NewString: "baz"}}, tool.CodeOverlappingEdits, "edits[1] overlaps edits[0]"},
 		{"later edit fails, none applied", "a\nb\n", []Edit{{OldString: "a", NewString: "A"}, {OldString: "q", NewString: "Q"}}, tool.CodeNoMatch, "edits[1]: "},
 	}
 	for _, c := range cases {
