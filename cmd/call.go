@@ -20,7 +20,6 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/budget"
 	"github.com/mcode-dev/mcode/pkg/config"
-	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -149,16 +148,22 @@ var utf8BOM = []byte("\ufeff")
 func readArgsSource(ctx context.Context, src string, in io.Reader) ([]byte, error) {
 	switch {
 	case src == "-":
-		data, err := io.ReadAll(in)
+		data, err := readInput(ctx, "--args from stdin", func() ([]byte, error) { return io.ReadAll(in) })
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("reading --args from stdin: %v", err),
 				Hint: "pipe the JSON object into mcode, or pass it with --args JSON or --args @FILE"}
 		}
 		return data, nil
 	case strings.HasPrefix(src, "@"):
 		// A FIFO or a process substitution blocks until written to.
-		data, err := iostreams.UntilDone(ctx, func() ([]byte, error) { return os.ReadFile(src[1:]) })
+		data, err := readInput(ctx, "--args "+src, func() ([]byte, error) { return os.ReadFile(src[1:]) })
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, &tool.Error{Code: tool.CodeUsage,
 				Message: fmt.Sprintf("reading --args file: %v", err),
 				Hint:    "--args @FILE reads the JSON object from FILE"}

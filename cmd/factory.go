@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/user"
@@ -26,6 +27,9 @@ type Factory struct {
 
 	// Global holds the root's persistent flags once parsed.
 	Global GlobalOptions
+
+	// stopDeadline releases the --timeout deadline (see applyDeadline).
+	stopDeadline context.CancelFunc
 
 	configOnce sync.Once
 	config     *config.Config

@@ -18,6 +18,9 @@ import (
 // Name is the tool's name.
 const Name = "datetime"
 
+// Timeout is datetime's default time limit: it reads a clock and a zone.
+const Timeout = 5 * time.Second
+
 // Params are the tool's parameters.
 type Params struct {
 	TZ string `json:"tz,omitempty"`
@@ -52,7 +55,7 @@ var (
 // Tool is the registry entry.
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: Name, Mode: tool.Parallel,
+		Name: Name, Mode: tool.Parallel, Timeout: Timeout,
 		Description: description, Schema: schema,
 	}, func(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 		res, err := Now(env.Now(), p)

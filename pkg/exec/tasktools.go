@@ -28,6 +28,12 @@ const (
 	DefaultTaskWait = 10 * time.Minute
 	// MaxTaskOutputWait caps task_output's wait.
 	MaxTaskOutputWait = 10 * time.Minute
+	// TaskOutputTimeout is task_output's default time limit: its longest
+	// wait, and time to read the output after it.
+	TaskOutputTimeout = MaxTaskOutputWait + time.Minute
+	// TaskToolTimeout is the default time limit of task_list and
+	// task_stop (a stop waits for the supervisor, then kills by marker).
+	TaskToolTimeout = time.Minute
 	// pollMin and pollMax pace the polling of a task's exit file.
 	pollMin = 10 * time.Millisecond
 	pollMax = 250 * time.Millisecond
@@ -126,7 +132,7 @@ type TaskListResult struct {
 // TaskListTool is task_list.
 func TaskListTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: TaskListName, Mode: tool.Parallel,
+		Name: TaskListName, Mode: tool.Parallel, Timeout: TaskToolTimeout,
 		Description: taskListDescription, Schema: taskListSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, _ TaskListParams) (*tool.Response, error) {
 		gcTasks(env.DataDir, time.Now())
@@ -182,7 +188,7 @@ type TaskOutputResult struct {
 // TaskOutputTool is task_output.
 func TaskOutputTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: TaskOutputName, Mode: tool.Parallel,
+		Name: TaskOutputName, Mode: tool.Parallel, Timeout: TaskOutputTimeout,
 		Description: taskOutputDescription, Schema: taskOutputSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskOutputParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
@@ -346,7 +352,7 @@ type TaskStopResult struct {
 // TaskStopTool is task_stop.
 func TaskStopTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: TaskStopName, Mode: tool.Sequential,
+		Name: TaskStopName, Mode: tool.Sequential, Timeout: TaskToolTimeout,
 		Description: taskStopDescription, Schema: taskStopSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)

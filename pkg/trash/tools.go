@@ -29,6 +29,13 @@ const (
 	EmptyName   = "trash_empty"
 )
 
+// Default time limits: a move across file systems copies the whole tree
+// (and restore copies it back); a copy cut short leaves nothing behind.
+const (
+	Timeout     = 10 * time.Minute
+	ListTimeout = time.Minute
+)
+
 // Limits of trash_list.
 const (
 	ListLimit    = 100
@@ -86,7 +93,7 @@ type RemoveResult struct {
 // questions: nil when nobody can (then interactive is refused).
 func RmTool(asker func() Asker) *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: RmName, Mode: tool.Sequential,
+		Name: RmName, Mode: tool.Sequential, Timeout: Timeout,
 		Description: rmDescription, Schema: rmSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RmParams) (*tool.Response, error) {
 		if len(p.Paths) == 0 && !p.Force {
@@ -109,7 +116,7 @@ func RmTool(asker func() Asker) *tool.Tool {
 // PutTool is `trash_put`.
 func PutTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: PutName, Mode: tool.Sequential,
+		Name: PutName, Mode: tool.Sequential, Timeout: Timeout,
 		Description: putDescription, Schema: putSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p PutParams) (*tool.Response, error) {
 		return remove(ctx, env, RmOptions{Recursive: true, Dir: true, Prompt: PromptNever}, p.Paths)
@@ -247,7 +254,7 @@ type ListResult struct {
 // ListTool is `trash_list`.
 func ListTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: ListName, Mode: tool.Parallel,
+		Name: ListName, Mode: tool.Parallel, Timeout: ListTimeout,
 		Description: listDescription, Schema: listSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ListParams) (*tool.Response, error) {
 		can := New(env)
@@ -412,7 +419,7 @@ type RestoreResult struct {
 // RestoreTool is `trash_restore`.
 func RestoreTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: RestoreName, Mode: tool.Sequential,
+		Name: RestoreName, Mode: tool.Sequential, Timeout: Timeout,
 		Description: restoreDescription, Schema: restoreSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RestoreParams) (*tool.Response, error) {
 		can := New(env)
@@ -576,7 +583,7 @@ type EmptyResult struct {
 // EmptyTool is `trash_empty`.
 func EmptyTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: EmptyName, Mode: tool.Sequential,
+		Name: EmptyName, Mode: tool.Sequential, Timeout: Timeout,
 		Description: emptyDescription, Schema: emptySchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p EmptyParams) (*tool.Response, error) {
 		if p.OlderThan == "" && p.Path == "" && !p.All {

@@ -1,0 +1,39 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcode-dev/mcode/pkg/iostreams"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// applyDeadline makes --timeout bound the whole command, from the start:
+// the wait for its input (--content-file on a FIFO nobody writes, --args
+// @FIFO, --args - on a silent stdin) as well as the tool's run.
+func (f *Factory) applyDeadline(c *cobra.Command) {
+	d, err := f.timeout()
+	if err != nil || d <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Context(), d)
+	f.stopDeadline = cancel
+	c.SetContext(ctx)
+}
+
+// readInput runs read, which may block for ever on a FIFO or a terminal,
+// until ctx ends: a signal returns ctx's error (the caller reports it as
+// interrupted), the --timeout deadline a timeout error naming what was
+// waited for.
+func readInput[T any](ctx context.Context, what string, read func() (T, error)) (T, error) {
+	v, err := iostreams.UntilDone(ctx, read)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		return v, &tool.Error{Code: tool.CodeTimeout,
+			Message: fmt.Sprintf("--timeout ran out while waiting for %s: nothing came to read", what),
+			Hint:    "write the input before mcode reads it (a FIFO needs a writer; stdin needs a pipe or a file), or raise --timeout"}
+	}
+	return v, err
+}
