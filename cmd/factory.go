@@ -70,7 +70,7 @@ func (f *Factory) Config() (*config.Config, error) {
 			return
 		}
 		path, explicit := configSearch(f.Global.Config, f.Getenv, cwd, f.userHome())
-		f.config, f.configErr = loadConfig(path, explicit, f.Getenv)
+		f.config, f.configErr = loadConfig(path, explicit, f.Getenv, environNames())
 	})
 	return f.config, f.configErr
 }
