@@ -43,6 +43,7 @@ func factoryIn(dir string, env map[string]string) (*Factory, *iostreamsBuffers) 
 		Now:        func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
 		Getwd:      func() (string, error) { return dir, nil },
 		Getenv:     envFunc(env),
+		EnvNames:   func() []string { return envNames(env) },
 		Executable: os.Executable, // the test binary: the rm shim must point at something executable
 	}
 	f.Tools = f.builtinTools

@@ -20,6 +20,9 @@ type Factory struct {
 	Now    func() time.Time
 	Getwd  func() (string, error)
 	Getenv func(string) string
+	// EnvNames lists the environment's variable names (for the config
+	// keys under a map); nil means the process's own.
+	EnvNames func() []string
 	// Executable is the path of the running mcode binary.
 	Executable func() (string, error)
 	// Tools builds the registry of built-in tools.
@@ -70,7 +73,11 @@ func (f *Factory) Config() (*config.Config, error) {
 			return
 		}
 		path, explicit := configSearch(f.Global.Config, f.Getenv, cwd, f.userHome())
-		f.config, f.configErr = loadConfig(path, explicit, f.Getenv, environNames())
+		names := environNames
+		if f.EnvNames != nil {
+			names = f.EnvNames
+		}
+		f.config, f.configErr = loadConfig(path, explicit, f.Getenv, names())
 	})
 	return f.config, f.configErr
 }
