@@ -11,10 +11,14 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// applyDeadline makes --timeout bound the whole command, from the start:
-// the wait for its input (--content-file on a FIFO nobody writes, --args
-// @FIFO, --args - on a silent stdin) as well as the tool's run.
+// applyDeadline makes --timeout bound the whole of a command that runs
+// one tool call, from the start: the wait for its input (--content-file on
+// a FIFO nobody writes, --args @FIFO, --args - on a silent stdin) as well
+// as the run. (A command serving many calls applies it to each call.)
 func (f *Factory) applyDeadline(c *cobra.Command) {
+	if _, oneCall := c.Annotations[annotationTool]; !oneCall && c.Name() != "call" {
+		return
+	}
 	d, err := f.timeout()
 	if err != nil || d <= 0 {
 		return
