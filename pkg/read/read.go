@@ -33,6 +33,8 @@ const (
 	// returns when limit is not given; it is also the most it may ask.
 	DefaultLimit = 2000
 	MaxLimit     = 2000
+	// MaxCutLinesListed caps result.cut_lines (the note counts them all).
+	MaxCutLinesListed = 100
 	// MaxLineChars is the longest line shown whole; longer lines are cut
 	// and say how many characters were cut.
 	MaxLineChars = 2000
@@ -60,6 +62,9 @@ type Params struct {
 	Offset int    `json:"offset,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
 	Pages  string `json:"pages,omitempty"`
+	// Column is the 1-based character of the first line (offset) to show
+	// from: the rest of a line cut at MaxLineChars.
+	Column int `json:"column,omitempty"`
 }
 
 // Kinds of file read tells apart.
@@ -86,7 +91,11 @@ type Result struct {
 	// FullScanMaxBytes.
 	SHA256 *string `json:"sha256"`
 
-	Lines      *Lines `json:"lines,omitempty"`
+	Lines *Lines `json:"lines,omitempty"`
+	// Column is the character the first line was shown from (omitted
+	// for 1); CutLines are the lines cut at MaxLineChars.
+	Column     int    `json:"column,omitempty"`
+	CutLines   []int  `json:"cut_lines,omitempty"`
 	Encoding   string `json:"encoding,omitempty"`
 	LineEnding string `json:"line_ending,omitempty"`
 
@@ -261,6 +270,9 @@ func (r *reading) ignorePaging(kind string, pages, offsetLimit bool) {
 	}
 	if offsetLimit && (r.params.Offset != 0 || r.params.Limit != 0) {
 		r.note("offset and limit apply to text files and notebooks; ignored for this %s file", kind)
+	}
+	if kind != KindText && r.params.Column > 1 {
+		r.note("column applies to text files only; ignored for this %s file", kind)
 	}
 }
 
