@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -154,9 +155,15 @@ type grepWorker struct {
 }
 
 type grepRun struct {
-	p       GrepParams
-	t       *target
-	m       *matcher
+	p GrepParams
+	t *target
+	m *matcher
+	// decode says to search a file that is not UTF-8 as read decodes it
+	// (textenc.LinesToUTF8): needed only when the pattern can tell the
+	// decoded text from the bytes, having non-ASCII text or a Unicode
+	// class. Otherwise the bytes match the same lines, and only the lines
+	// shown are decoded (clipLine).
+	decode  bool
 	globs   *globFilter
 	workers []grepWorker
 	walk    *walker
@@ -219,7 +226,7 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	if err != nil {
 		return nil, err
 	}
-	g := &grepRun{p: p, t: t, m: m, globs: globs}
+	g := &grepRun{p: p, t: t, m: m, globs: globs, decode: needsDecodedText(p.Pattern)}
 	n := workerCount()
 	if t.isFile {
 		n = 1
@@ -285,6 +292,9 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int6
 		return
 	}
 	gw.searched++
+	if g.decode {
+		data = textenc.LinesToUTF8(data, "")
+	}
 	hit := fileHit{rel: rel, mtime: info.mtime}
 	store := g.p.Mode != ModeContent || gw.top.wants(&hit, g.p.Sort)
 	line, last := 1, 0
@@ -364,12 +374,35 @@ func (g *grepRun) matchAt(data []byte, ls, le, line int) Match {
 	return m
 }
 
+// needsDecodedText reports whether a pattern may match the decoded text
+// of a file that is not UTF-8 differently from its bytes: ASCII text
+// matches the same bytes in UTF-8, Latin-1 and Windows-1252, and a stray
+// byte is one character to the regexp as é is; non-ASCII text and the
+// Unicode classes \p{…} and \P{…} are not.
+func needsDecodedText(pattern string) bool {
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return strings.Contains(pattern, `\p`) || strings.Contains(pattern, `\P`)
+}
+
+// lineText is a line as read shows it: a line that is not UTF-8 decoded
+// (textenc.DecodeLegacy), never with U+FFFD for a stray byte.
+func lineText(line []byte) string {
+	if utf8.Valid(line) {
+		return string(line)
+	}
+	return textenc.DecodeLegacy(line, "")
+}
+
 // clipLine shortens a line longer than MaxLineChars to a window around
 // the match [ms, me), marking what was cut on each side.
 func clipLine(line []byte, ms, me int) string {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if utf8.RuneCount(line) <= MaxLineChars {
-		return strings.ToValidUTF8(string(line), "\uFFFD")
+		return lineText(line)
 	}
 	const lead = MaxLineChars / 5
 	start := max(0, ms-lead)
@@ -387,7 +420,7 @@ func clipLine(line []byte, ms, me int) string {
 	if start > 0 {
 		fmt.Fprintf(&b, "[…%d bytes] ", start)
 	}
-	b.WriteString(strings.ToValidUTF8(string(line[start:end]), "\uFFFD"))
+	b.WriteString(lineText(line[start:end]))
 	if end < len(line) {
 		fmt.Fprintf(&b, " […%d bytes]", len(line)-end)
 	}
