@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/budget"
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -98,6 +99,11 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 		args = m
 	}
 	for i, v := range positionals {
+		if i < len(fields) && (fields[i] == "path" || fields[i] == "file_path") {
+			// A name that is not UTF-8 travels as \xHH, which the tools
+			// take back (fsutil.InputPath).
+			v = fsutil.DisplayPath(v)
+		}
 		if i < len(fields) {
 			if err := checkUTF8(fields[i], v); err != nil {
 				return err
@@ -138,7 +144,7 @@ func checkUTF8(name string, v any) error {
 		if !utf8.ValidString(s) {
 			return &tool.Error{Code: tool.CodeUsage,
 				Message: fmt.Sprintf("%s %q is not valid UTF-8: tool arguments travel as JSON text, which cannot carry those bytes", name, s),
-				Hint:    "text must be UTF-8 (convert it with iconv); a file whose name has such bytes can be reached through a glob in mcode bash (mcode bash 'cat ./report*.txt'), and mcode rm and trash take such names as \\xHH escapes"}
+				Hint:    "text must be UTF-8 (convert it with iconv); a file whose name has such bytes can be reached through a glob in mcode bash (mcode bash 'cat ./report*.txt'); every tool takes such a name with \\xHH for each stray byte, as grep, glob and trash list show it (caf\\xE9.txt)"}
 		}
 	}
 	return nil

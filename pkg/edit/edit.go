@@ -130,7 +130,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	abs := env.Abs(p.FilePath)
+	abs := env.Abs(fsutil.InputPath(env.Abs, p.FilePath))
 	display := displayPath(env.Root, abs)
 	target, err := resolve(display, abs)
 	if err != nil {
@@ -164,14 +164,14 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	}
 	pieces, reports, f := applyEdits(display, c.text, edits, c.byteWise)
 	if f != nil {
-		f.info.FilePath = abs
+		f.info.FilePath = fsutil.DisplayPath(abs)
 		return &tool.Response{Result: f.info}, f.err
 	}
 	ix := newLineIndex(c.text)
 	diff := newDiffWriter(display, ix, c.display(), MaxDiffBytes)
 	pieceChanges(ix, pieces, diff.add)
 	res := &Result{
-		FilePath: abs, Match: MatchExact, Edits: reports,
+		FilePath: fsutil.DisplayPath(abs), Match: MatchExact, Edits: reports,
 		Changes:     diff.finish(),
 		BytesBefore: len(data), Encoding: string(c.enc), LineEnding: c.lineEnding(), DryRun: p.DryRun,
 	}

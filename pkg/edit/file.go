@@ -276,9 +276,9 @@ func (hw *hashingWriter) sum() string { return hex.EncodeToString(hw.h.Sum(nil))
 // workspace root when inside it.
 func displayPath(root, abs string) string {
 	if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return filepath.ToSlash(rel)
+		return fsutil.DisplayPath(filepath.ToSlash(rel))
 	}
-	return abs
+	return fsutil.DisplayPath(abs)
 }
 
 // writeErr turns a failed write into an error the caller can act on.

@@ -87,7 +87,7 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 			Message: "every line of content starts with a line number and → as read prints them (`    12→`), numbered one after another: this is read's output pasted as it is",
 			Hint:    "send the file's text without the line-number prefixes"}
 	}
-	abs := env.Abs(p.FilePath)
+	abs := env.Abs(fsutil.InputPath(env.Abs, p.FilePath))
 	display := displayPath(env.Root, abs)
 	target, err := resolve(display, abs)
 	if err != nil {
@@ -115,7 +115,7 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 		if err != nil {
 			return nil, err
 		}
-		res.FilePath = abs
+		res.FilePath = fsutil.DisplayPath(abs)
 		if target != abs {
 			res.Target = target
 		}

@@ -199,6 +199,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 			Message: fmt.Sprintf("offset %d, limit %d: offset is a line number from 1, limit a count from 1 to %d", p.Offset, p.Limit, MaxLimit),
 			Hint:    "e.g. --offset 1 --limit 200"}
 	}
+	p.Path = fsutil.InputPath(env.Abs, p.Path) // a name as grep and glob show it, \xHH for its stray bytes
 	res, err := resolvePath(env, p.Path)
 	if err != nil {
 		return nil, err
@@ -206,9 +207,9 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	if err := fsutil.CheckFolderSuffix(p.Path, res.info, false); err != nil {
 		return nil, err
 	}
-	display := p.Path
+	display := fsutil.DisplayPath(p.Path)
 	if res.variant != "" {
-		display = res.abs
+		display = fsutil.DisplayPath(res.abs)
 	}
 	if err := checkFileType(display, res.abs, res.info); err != nil {
 		return nil, err
@@ -220,7 +221,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	defer f.Close()
 
 	r := &reading{env: env, params: p, display: display, file: f, size: res.info.Size()}
-	r.result = Result{Path: res.abs, Bytes: r.size}
+	r.result = Result{Path: fsutil.DisplayPath(res.abs), Bytes: r.size}
 	if res.variant != "" {
 		v := res.variant
 		r.result.Variant = &v

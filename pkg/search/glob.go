@@ -57,6 +57,8 @@ type GlobResult struct {
 	IgnoredDirs    []string    `json:"ignored_dirs"`
 	Note           string      `json:"note,omitempty"`
 	Hint           string      `json:"hint,omitempty"`
+
+	raw map[string]string // names as they are, for the text output (target.raw)
 }
 
 type globWorker struct {
@@ -231,6 +233,7 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	}
 	res.Note = strings.Join(notes, "; ")
 	res.Hint = strings.Join(hints, "; ")
+	res.raw = g.t.raw
 	return res
 }
 
@@ -253,7 +256,7 @@ func ignoredExample(dirs []string) string {
 func (res *GlobResult) render() (text, notices string) {
 	var b strings.Builder
 	for _, p := range res.Paths {
-		b.WriteString(textPath(p))
+		b.WriteString(textPath(res.raw, p))
 		b.WriteByte('\n')
 	}
 	body := b.Len()

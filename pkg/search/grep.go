@@ -125,8 +125,9 @@ type GrepResult struct {
 	Note          string      `json:"note,omitempty"`
 	Hint          string      `json:"hint,omitempty"`
 
-	p       GrepParams // as normalized, for rendering
-	maxSize int        // the size over which a file was skipped
+	p       GrepParams        // as normalized, for rendering
+	maxSize int               // the size over which a file was skipped
+	raw     map[string]string // names as they are, for the text output (target.raw)
 }
 
 // fileHit is one matching file (or, for glob, one path) while the
@@ -544,6 +545,7 @@ func (g *grepRun) result(complete bool) *GrepResult {
 		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
 	}
 	res.Hint = g.hint(res, passed)
+	res.raw = g.t.raw
 	return res
 }
 
@@ -582,19 +584,19 @@ func (res *GrepResult) render() (text, notices string, truncated bool) {
 	switch p.Mode {
 	case ModeFiles:
 		for _, f := range res.Files {
-			b.WriteString(textPath(f))
+			b.WriteString(textPath(res.raw, f))
 			b.WriteByte('\n')
 		}
 	case ModeCount:
 		for _, c := range res.Counts {
-			fmt.Fprintf(&b, "%s:%d\n", textPath(c.Path), c.Count)
+			fmt.Fprintf(&b, "%s:%d\n", textPath(res.raw, c.Path), c.Count)
 		}
 	case ModeContent:
 		shown := 0
 		prevPath, prevLine := "", 0
 		for i, m := range res.Matches {
 			var chunk strings.Builder
-			path := textPath(m.Path)
+			path := textPath(res.raw, m.Path)
 			first := m.Line - len(m.Before)
 			if p.Context > 0 && shown > 0 && (m.Path != prevPath || first > prevLine+1) {
 				chunk.WriteString("--\n")

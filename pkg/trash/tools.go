@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -144,7 +143,7 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 	opts.Quote = func(s string) string { return QuoteRm(s, true) }
 	operands := make([]string, len(paths))
 	for i, p := range paths {
-		operands[i] = decodeOperand(env, expandHome(env, p))
+		operands[i] = fsutil.InputPath(env.Abs, expandHome(env, p))
 	}
 	results, err := can.Rm(ctx, opts, env.Root, operands)
 	if errors.Is(err, ErrCannotAsk) {
@@ -205,24 +204,6 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 func expandHome(env *tool.Env, p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		return env.Abs(p)
-	}
-	return p
-}
-
-// decodeOperand turns a path that JSON could only carry as \xHH (a name
-// that is not UTF-8, shown that way by trash list and passed that way by
-// the command line) back into its bytes, when the literal name does not
-// exist and the decoded one does.
-func decodeOperand(env *tool.Env, p string) string {
-	raw, ok := UndisplayPath(p)
-	if !ok {
-		return p
-	}
-	if _, err := os.Lstat(env.Abs(p)); err == nil {
-		return p
-	}
-	if _, err := os.Lstat(env.Abs(raw)); err == nil {
-		return raw
 	}
 	return p
 }
@@ -302,7 +283,7 @@ func ListTool() *tool.Tool {
 		}
 		var filters []string
 		if p.Path != "" {
-			filters = append(filters, "path "+lineSafe(DisplayPath(opts.Prefix)))
+			filters = append(filters, "path "+lineSafe(fsutil.DisplayPath(opts.Prefix)))
 		}
 		if p.Since != "" {
 			filters = append(filters, "since "+lineSafe(p.Since))
@@ -449,8 +430,8 @@ func RestoreTool() *tool.Tool {
 				resp.Output = b.String()
 				return resp, restoreError(e, dest, err)
 			}
-			res.Restored = append(res.Restored, Restored{Target: target, Entry: e, RestoredTo: DisplayPath(dest), Replaced: replaced, Older: len(older)})
-			fmt.Fprintf(&b, "restored %s to %s\n", lineSafe(e.ID), lineSafe(DisplayPath(dest)))
+			res.Restored = append(res.Restored, Restored{Target: target, Entry: e, RestoredTo: fsutil.DisplayPath(dest), Replaced: replaced, Older: len(older)})
+			fmt.Fprintf(&b, "restored %s to %s\n", lineSafe(e.ID), lineSafe(fsutil.DisplayPath(dest)))
 			if replaced != nil {
 				fmt.Fprintf(&b, "  what was there is in the trash as id %s\n", lineSafe(replaced.ID))
 			}
@@ -498,7 +479,7 @@ func restoreError(e *Entry, dest string, err error) error {
 	switch {
 	case errors.Is(err, ErrExists):
 		return &tool.Error{Code: tool.CodeInvalidArgs,
-			Message: fmt.Sprintf("%s exists; refusing to overwrite it with trashed %s", DisplayPath(dest), e.ID),
+			Message: fmt.Sprintf("%s exists; refusing to overwrite it with trashed %s", fsutil.DisplayPath(dest), e.ID),
 			Hint:    "pass force to move what is there to the trash first and restore over it, or to to restore into another folder"}
 	case errors.Is(err, fs.ErrNotExist) && e.Kind == "missing":
 		return &tool.Error{Code: tool.CodeNotFound,
@@ -506,7 +487,7 @@ func restoreError(e *Entry, dest string, err error) error {
 			Hint:    "nothing to restore; `mcode trash empty --path` removes the stale entry"}
 	}
 	code, hint := errnoCode(err)
-	return &tool.Error{Code: code, Message: fmt.Sprintf("restoring %s to %s: %s", e.ID, DisplayPath(dest), strerror(err)), Hint: hint}
+	return &tool.Error{Code: code, Message: fmt.Sprintf("restoring %s to %s: %s", e.ID, fsutil.DisplayPath(dest), strerror(err)), Hint: hint}
 }
 
 // Find picks the entry a target names: an id, or an original path
