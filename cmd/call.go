@@ -226,7 +226,7 @@ func callTool(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOp
 	if runF != nil {
 		return runF(opts)
 	}
-	return runCall(c.Context(), f, opts)
+	return runCall(callContext(c.Context()), f, opts)
 }
 
 // runCall executes a call through the process's dispatcher and prints

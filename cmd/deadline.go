@@ -11,10 +11,10 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// applyDeadline makes --timeout bound the whole of a command that runs
-// one tool call, from the start: the wait for its input (--content-file on
-// a FIFO nobody writes, --args @FIFO, --args - on a silent stdin) as well
-// as the run. (A command serving many calls applies it to each call.)
+// applyDeadline makes --timeout bound the wait for the input of a command
+// that runs one tool call (--content-file on a FIFO nobody writes, --args
+// @FIFO, --args - on a silent stdin), from the start. The run then gets
+// its own full limit (callContext).
 func (f *Factory) applyDeadline(c *cobra.Command) {
 	if _, oneCall := c.Annotations[annotationTool]; !oneCall && c.Name() != "call" {
 		return
@@ -23,9 +23,21 @@ func (f *Factory) applyDeadline(c *cobra.Command) {
 	if err != nil || d <= 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(c.Context(), d)
+	parent := c.Context()
+	ctx, cancel := context.WithTimeout(context.WithValue(parent, callCtxKey{}, parent), d)
 	f.stopDeadline = cancel
 	c.SetContext(ctx)
+}
+
+type callCtxKey struct{}
+
+// callContext is the context a tool call runs under: the command's, less
+// the deadline of its input (the dispatcher applies the call's limit).
+func callContext(ctx context.Context) context.Context {
+	if parent, ok := ctx.Value(callCtxKey{}).(context.Context); ok {
+		return parent
+	}
+	return ctx
 }
 
 // readInput runs read, which may block for ever on a FIFO or a terminal,
