@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -26,7 +27,13 @@ var enumValues = map[string]string{
 	"bash.envSanitize":    "strict",
 	"guard.defaultPolicy": "deny",
 	"agents.probe.role":   "explore",
+	// guard.paths.*: allow, require_approval, deny
+	"guard.paths.sensitive":   "deny",
+	"guard.paths.outsideRoot": "deny",
 }
+
+// recordValues are valid values of the fields of a record in a list.
+var recordValues = map[string]string{"tool": "bash", "action": "deny", "command": "true", "argPattern": "^x"}
 
 // envKeys walks every key of t: struct fields, an entry "probe" of every
 // mapping of records, an entry "item" of every other mapping.
@@ -66,12 +73,14 @@ func envKeys(t reflect.Type, name string, path []string) []envKey {
 			k.good, k.want, k.bad = v, v, "bogus"
 		}
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
-		k.good, k.want, k.bad, k.recordList = `[{"tool":"bash","action":"deny","command":"true"}]`, "1", "not json", true
-		if strings.HasPrefix(key, "hooks.") {
-			k.good = `[{"tool":"bash","command":"true"}]`
-		} else {
-			k.good = `[{"tool":"bash","action":"deny"}]`
+		rec := map[string]string{}
+		for i := 0; i < t.Elem().NumField(); i++ {
+			if tag := t.Elem().Field(i).Tag.Get("mapstructure"); recordValues[tag] != "" {
+				rec[tag] = recordValues[tag]
+			}
 		}
+		data, _ := json.Marshal([]map[string]string{rec})
+		k.good, k.want, k.bad, k.recordList = string(data), "1", "not json", true
 	case t.Kind() == reflect.Slice:
 		k.good, k.want = "a,b", "[a b]"
 	default:
