@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"time"
 )
@@ -140,5 +141,14 @@ func envSource(env map[string]envValue, key string) string {
 		}
 		k = k[:i]
 	}
-	return ""
+	// A whole entry judged by what was set under it.
+	k = strings.ToLower(strings.NewReplacer("[", ".", "]", "").Replace(key))
+	var names []string
+	for path, ev := range env {
+		if strings.HasPrefix(path, k+".") {
+			names = append(names, ev.name)
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }

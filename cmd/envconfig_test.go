@@ -30,7 +30,11 @@ var enumValues = map[string]string{
 	// guard.paths.*: allow, require_approval, deny
 	"guard.paths.sensitive":   "deny",
 	"guard.paths.outsideRoot": "deny",
+	"mcpServers.probe.tier":   "extension",
 }
+
+// otherValues are valid values of keys with a form of their own.
+var otherValues = map[string]string{"mcpServers.probe.url": "http://127.0.0.1:1/mcp"}
 
 // recordValues are valid values of the fields of a record in a list.
 var recordValues = map[string]string{"tool": "bash", "action": "deny", "command": "true", "argPattern": "^x"}
@@ -71,6 +75,9 @@ func envKeys(t reflect.Type, name string, path []string) []envKey {
 		k.good, k.want = "some-value", "some-value"
 		if v, ok := enumValues[key]; ok {
 			k.good, k.want, k.bad = v, v, "bogus"
+		}
+		if v, ok := otherValues[key]; ok {
+			k.good, k.want, k.bad = v, v, "ftp:bogus"
 		}
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		rec := map[string]string{}
@@ -118,6 +125,21 @@ func valueAt(v reflect.Value, path []string) (reflect.Value, bool) {
 	return v, true
 }
 
+// companions are the variables a key needs beside it to be valid: an MCP
+// server needs a command (or a url), an agent's servers must exist.
+func companions(k envKey) map[string]string {
+	env := map[string]string{}
+	switch {
+	case strings.HasPrefix(k.name, "MCODE_MCPSERVERS_PROBE_HEADERS_"):
+		env["MCODE_MCPSERVERS_PROBE_URL"] = "http://127.0.0.1:1/mcp"
+	case strings.HasPrefix(k.name, "MCODE_MCPSERVERS_PROBE_") && k.name != "MCODE_MCPSERVERS_PROBE_COMMAND" && k.name != "MCODE_MCPSERVERS_PROBE_URL":
+		env["MCODE_MCPSERVERS_PROBE_COMMAND"] = "true"
+	case k.name == "MCODE_AGENTS_PROBE_MCPSERVERS":
+		env["MCODE_MCPSERVERS_A_COMMAND"], env["MCODE_MCPSERVERS_B_COMMAND"] = "true", "true"
+	}
+	return env
+}
+
 // Every key of the config can be set as MCODE_ + its path, with a file
 // in place or not, and a bad value is usage naming the variable.
 func TestEveryConfigKeyFromEnv(t *testing.T) {
@@ -129,7 +151,8 @@ func TestEveryConfigKeyFromEnv(t *testing.T) {
 	for _, k := range keys {
 		t.Run(k.name, func(t *testing.T) {
 			for _, path := range []string{"", file} {
-				env := map[string]string{k.name: k.good}
+				env := companions(k)
+				env[k.name] = k.good
 				cfg, err := loadConfig(path, path != "", envFunc(env), envNames(env))
 				if err != nil {
 					t.Fatalf("%s=%s (file %q): %v", k.name, k.good, path, err)
@@ -149,7 +172,8 @@ func TestEveryConfigKeyFromEnv(t *testing.T) {
 			if k.bad == "" {
 				return
 			}
-			env := map[string]string{k.name: k.bad}
+			env := companions(k)
+			env[k.name] = k.bad
 			_, err := loadConfig("", false, envFunc(env), envNames(env))
 			te := tool.AsError(err)
 			if te == nil || te.Code != tool.CodeUsage || !strings.Contains(te.Message, k.name) {
@@ -167,6 +191,7 @@ func TestEnvConfigNames(t *testing.T) {
 		"MCODE_AGENTS_CODE_REVIEWER_ROLE":  "verifier",
 		"MCODE_MODELS_CAPABILITIES_IMAGES": "false",
 		"MCODE_MCPSERVERS_GH_ENV_API_KEY":  "k",
+		"MCODE_MCPSERVERS_GH_COMMAND":      "gh-mcp",
 	}
 	cfg, err := loadConfig("", false, envFunc(env), envNames(env))
 	if err != nil {
