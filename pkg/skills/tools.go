@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -19,6 +20,10 @@ const (
 	ListName = "skill_list"
 	LoadName = "skill_load"
 )
+
+// Timeout is each call's default limit (a catalogue on a slow network
+// folder, a large file paged by read).
+const Timeout = 60 * time.Second
 
 // MaxListedFiles is how many of a skill's files skill_load names.
 const MaxListedFiles = 50
@@ -76,7 +81,7 @@ func limits() map[string]any {
 // ListTool is skill_list's registry entry.
 func ListTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: ListName, Mode: tool.Parallel,
+		Name: ListName, Mode: tool.Parallel, Timeout: Timeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: listDescription, Schema: listSchema, Data: limits(),
 	}, func(ctx context.Context, env *tool.Env, _ ListParams) (*tool.Response, error) {
@@ -88,7 +93,7 @@ func ListTool() *tool.Tool {
 // LoadTool is skill_load's registry entry; read pages its files.
 func LoadTool(read ReadFunc) *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: LoadName, Mode: tool.Parallel,
+		Name: LoadName, Mode: tool.Parallel, Timeout: Timeout,
 		// Claude Code's Skill tool takes skill; the seed's load_skill
 		// takes skillName and filePath.
 		Aliases:     map[string]tool.Alias{"skill": {Param: "name"}, "skillName": {Param: "name"}, "filePath": {Param: "file"}, "file_path": {Param: "file"}},

@@ -43,6 +43,10 @@ const (
 	Completed  = "completed"
 )
 
+// Timeout is each call's default limit: a write may wait this long for
+// another process's write of the same list.
+const Timeout = 30 * time.Second
+
 // SessionsDir is the folder under MCODE_HOME that holds per-session state.
 const SessionsDir = "sessions"
 
@@ -122,7 +126,7 @@ func limits() map[string]any {
 // WriteTool is todo_write's registry entry.
 func WriteTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: WriteName, Mode: tool.Sequential,
+		Name: WriteName, Mode: tool.Sequential, Timeout: Timeout,
 		// Writing the same list again changes nothing; it touches no
 		// workspace file, so every role keeps it.
 		Facts:       tool.Facts{Idempotent: true, SessionState: true},
@@ -133,7 +137,7 @@ func WriteTool() *tool.Tool {
 // ReadTool is todo_read's registry entry.
 func ReadTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: ReadName, Mode: tool.Parallel,
+		Name: ReadName, Mode: tool.Parallel, Timeout: Timeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: readDescription, Schema: readSchema, Data: limits(),
 	}, func(ctx context.Context, env *tool.Env, _ ReadParams) (*tool.Response, error) {
