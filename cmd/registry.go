@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcode-dev/mcode/pkg/artifact"
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
@@ -40,6 +41,7 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		trash.EmptyTool(),
 		trash.PutTool(),
 		datetime.Tool(),
+		artifact.VerifyTool(), artifact.FetchTool(), artifact.ExtractTool(), artifact.SyncTool(),
 	}
 }
 
