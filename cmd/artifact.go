@@ -36,7 +36,7 @@ func artifactCall(f *Factory, runF func(*CallOptions) error, opts *CallOptions, 
 			}
 			opts.Args["entries"] = entries
 		}
-		return dispatch(c, f, opts, runF)
+		return callTool(c, f, opts, runF)
 	}
 }
 

@@ -39,7 +39,7 @@ exits with the command's own status, 124 when it timed out.`,
 			if err := collectArgs(c, f.IO.In, opts, []string{"command"}, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	secondsFlag(c, "timeout", fmt.Sprintf("time limit in `seconds` (90) or a duration (90s, 2m): default %d, at most %d in the foreground",

@@ -19,7 +19,7 @@ func NewCmdDatetime(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	c.Flags().String("tz", "", "IANA time zone, e.g. UTC or Asia/Tokyo (default: the local zone)")

@@ -65,7 +65,7 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 				}
 				opts.Args["edits"] = list
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

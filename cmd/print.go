@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -16,7 +17,7 @@ var outputForms = []string{outputJSON, outputText}
 
 // outputForm is -o, else MCODE_OUTPUT, else json.
 func (f *Factory) outputForm() string {
-	if o := firstNonEmpty(f.Global.Output, f.Getenv("MCODE_OUTPUT")); o == outputText {
+	if o := cmp.Or(f.Global.Output, f.Getenv("MCODE_OUTPUT")); o == outputText {
 		return outputText
 	}
 	return outputJSON

@@ -30,7 +30,7 @@ at once.`, read.MaxLimit, read.MaxLineChars, read.MaxOutputBytes/1024, read.MaxP
 			if err := collectArgs(c, f.IO.In, opts, []string{"path"}, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	c.Flags().Int("offset", 1, "first line to show, from 1 (notebooks: first cell)")

@@ -40,6 +40,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 	pf.StringVar(&f.Global.Agent, "agent", "", "agent profile whose tool set applies (env MCODE_AGENT; default: default)")
 	pf.StringVar(&f.Global.Role, "role", "", "role that narrows the tool set: "+strings.Join(tool.Roles, ", ")+" (env MCODE_ROLE)")
 	pf.StringVarP(&f.Global.Output, "output", "o", "", "output form: "+strings.Join(outputForms, " or ")+" (env MCODE_OUTPUT; default: json)")
+	pf.StringVar(&f.Global.Approval, "approval", "", "run a call the guard held for approval, once a person approved it (env MCODE_APPROVAL)")
 	pf.StringVar(&f.Global.Timeout, "timeout", "", "per-call time limit: seconds (90) or a duration (90s, 2m); each tool has its default")
 
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -40,7 +40,7 @@ func taskCommand(f *Factory, runF func(*CallOptions) error, name, use, short, ex
 			if err := collectArgs(c, f.IO.In, opts, []string{"task_id"}, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	if flags != nil {

@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -50,7 +52,7 @@ func NewCmdTools(f *Factory, runF func(*ToolsListOptions) error) *cobra.Command 
 			if runF != nil {
 				return runF(opts)
 			}
-			return finish(f, toolsList(f, opts))
+			return finish(f, toolsList(c.Context(), f, opts))
 		},
 	}
 	enumFlag(list, &opts.Format, "format", "", formatJSON, toolFormats, "shape of each tool")
@@ -58,23 +60,17 @@ func NewCmdTools(f *Factory, runF func(*ToolsListOptions) error) *cobra.Command 
 	return c
 }
 
-func toolsList(f *Factory, opts *ToolsListOptions) *tool.Envelope {
+func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.Envelope {
 	const name = "tools list"
-	reg, err := tool.NewRegistry(f.Tools()...)
+	start := time.Now()
+	d, err := f.Dispatcher()
 	if err != nil {
 		return tool.NewEnvelope(name, nil, err)
 	}
-	cfg, err := f.Config()
-	if err != nil {
-		return tool.NewEnvelope(name, nil, err)
-	}
-	profile, err := f.profile(cfg)
-	if err != nil {
-		return tool.NewEnvelope(name, nil, err)
-	}
+	visible, listErr := d.List(ctx)
 	var out strings.Builder
 	tools := []any{}
-	for _, t := range reg.Visible(profile) {
+	for _, t := range visible {
 		def, err := t.Definition()
 		if err != nil {
 			return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
@@ -85,14 +81,23 @@ func toolsList(f *Factory, opts *ToolsListOptions) *tool.Envelope {
 	if len(tools) == 0 {
 		out.WriteString("no tools are available to this agent and role\n")
 	}
+	var problems []string
+	if listErr != nil {
+		problems = strings.Split(listErr.Error(), "\n")
+		for _, p := range problems {
+			fmt.Fprintf(&out, "note: %s\n", p)
+		}
+	}
+	profile := d.Profile()
 	env := tool.NewEnvelope(name, &tool.Response{
 		Output: out.String(),
 		Result: map[string]any{
 			"format": opts.Format, "agent": profile.Agent, "role": profile.Role,
-			"count": len(tools), "tools": tools,
+			"count": len(tools), "tools": tools, "problems": problems,
 		},
 	}, nil)
-	f.applyBudget(env, cfg)
+	f.budget(d.Env().Config).Apply(env)
+	env.DurationMS = time.Since(start).Milliseconds()
 	return env
 }
 
@@ -144,10 +149,20 @@ func shapeDefinition(d tool.Definition, format string) any {
 	case formatMCP:
 		return map[string]any{
 			"name": d.Name, "description": d.Description, "inputSchema": schema,
-			"annotations": map[string]any{"readOnlyHint": d.Mode == tool.Parallel},
+			"annotations": Annotations(d.Facts),
 		}
 	}
 	return d
+}
+
+// Annotations are MCP's hints of a tool, from the facts it declares.
+func Annotations(f tool.Facts) map[string]any {
+	return map[string]any{
+		"readOnlyHint":    f.ReadOnly,
+		"destructiveHint": f.Destructive,
+		"idempotentHint":  f.Idempotent,
+		"openWorldHint":   f.OpenWorld,
+	}
 }
 
 // shorten cuts a description to at most max characters, at the end of

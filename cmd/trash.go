@@ -36,7 +36,7 @@ func trashCall(f *Factory, runF func(*CallOptions) error, opts *CallOptions, fie
 				opts.Args[field] = jsonSafe(args)
 			}
 		}
-		return dispatch(c, f, opts, runF)
+		return callTool(c, f, opts, runF)
 	}
 }
 

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -42,7 +43,7 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 					}
 				}
 			}
-			out := fmt.Sprintf("mcode %s (commit %s, %s, %s)", info.Version, firstNonEmpty(info.Commit, "unknown"), info.GoVersion, info.Platform)
+			out := fmt.Sprintf("mcode %s (commit %s, %s, %s)", info.Version, cmp.Or(info.Commit, "unknown"), info.GoVersion, info.Platform)
 			return finish(f, tool.NewEnvelope("version", &tool.Response{Output: out, Result: info}, nil))
 		},
 	}

@@ -54,7 +54,7 @@ target.`,
 				}
 				opts.Args["content"] = text
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

@@ -245,6 +245,7 @@ func fetcher(env *tool.Env, maxSize int64) *Fetcher {
 func VerifyTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: VerifyName, Mode: tool.Parallel, Tier: tool.Extension, Timeout: VerifyTimeout,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: verifyDescription, Schema: verifySchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p VerifyParams) (*tool.Response, error) {
 		in, err := ParseIntegrity(p.Integrity)
@@ -284,6 +285,7 @@ func fileError(display, abs string, err error) error {
 func FetchTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: FetchName, Mode: tool.Sequential, Tier: tool.Extension, Timeout: FetchTimeout,
+		Facts:       tool.Facts{Idempotent: true, OpenWorld: true},
 		Description: fetchDescription, Schema: fetchSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p FetchParams) (*tool.Response, error) {
 		in, err := ParseIntegrity(p.Integrity)
@@ -354,6 +356,7 @@ func placeCopy(src, dest string) error {
 func ExtractTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ExtractName, Mode: tool.Sequential, Tier: tool.Extension, Timeout: ExtractTimeout,
+		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Description: extractDescription, Schema: extractSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ExtractParams) (*tool.Response, error) {
 		o := ExtractOptions{Archive: env.Abs(p.Archive), Dest: env.Abs(p.Dest), Strip: p.Strip,
@@ -431,6 +434,7 @@ func renderExtract(r *ExtractResult) string {
 func SyncTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: SyncName, Mode: tool.Sequential, Tier: tool.Extension, Timeout: FetchTimeout,
+		Facts:       tool.Facts{Destructive: true, Idempotent: true, OpenWorld: true},
 		Description: syncDescription, Schema: syncSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p SyncParams) (*tool.Response, error) {
 		lock := env.Abs(p.Lock)

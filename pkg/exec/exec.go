@@ -23,6 +23,8 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // Name is the bash tool's name.
@@ -101,13 +103,13 @@ type Result struct {
 	SpoolDroppedBytes int64  `json:"spool_dropped_bytes"`
 	// Leftovers are processes still running when the main process exited;
 	// LeftoversAction says whether they were killed or kept as a task.
-	Leftovers       []procRef `json:"leftovers"`
-	LeftoversAction string    `json:"leftovers_action"`
+	Leftovers       []proctree.Ref `json:"leftovers"`
+	LeftoversAction string         `json:"leftovers_action"`
 	// Survivors outlived SIGKILL.
-	Survivors   []procRef `json:"survivors"`
-	EnvSanitize string    `json:"env_sanitize"`
-	EnvRemoved  []string  `json:"env_removed"`
-	Notes       []string  `json:"notes"`
+	Survivors   []proctree.Ref `json:"survivors"`
+	EnvSanitize string         `json:"env_sanitize"`
+	EnvRemoved  []string       `json:"env_removed"`
+	Notes       []string       `json:"notes"`
 }
 
 // Options are what the bash tool needs from its host.
@@ -163,6 +165,7 @@ func templateData() map[string]any {
 func Tool(o Options) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential,
+		Facts: tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
 		// No generic deadline: bash enforces its own limits and reports
 		// them (Command timed out after N seconds, exit 124).
 		Timeout:     0,
@@ -485,7 +488,7 @@ func pronoun(n int) string {
 	return "were"
 }
 
-func describe(ps []procRef) string {
+func describe(ps []proctree.Ref) string {
 	parts := make([]string, 0, len(ps))
 	for i, p := range ps {
 		if i == 8 {

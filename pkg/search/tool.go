@@ -55,6 +55,7 @@ func data() templateData {
 func GrepTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: GrepName, Mode: tool.Parallel, Timeout: Timeout,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: grepDescription, Schema: grepSchema, Data: data(),
 	}, func(ctx context.Context, env *tool.Env, p GrepParams) (*tool.Response, error) {
 		res, err := Grep(ctx, env, p)
@@ -74,6 +75,7 @@ func GrepTool() *tool.Tool {
 func GlobTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: GlobName, Mode: tool.Parallel, Timeout: Timeout,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: globDescription, Schema: globSchema, Data: data(),
 	}, func(ctx context.Context, env *tool.Env, p GlobParams) (*tool.Response, error) {
 		res, err := Glob(ctx, env, p)

@@ -13,6 +13,19 @@ type Response struct {
 	Result       any
 	Truncated    bool
 	Continuation *Continuation
+	// Media are images (and later other media) the caller can show as
+	// such: mcp serve sends them as image content.
+	Media []Media
+}
+
+// Media is one piece of binary content of a response, such as an image
+// read sent to the model.
+type Media struct {
+	Type     string `json:"type"` // "image"
+	MIMEType string `json:"mime_type"`
+	Data     string `json:"data"` // base64
+	Width    int    `json:"width,omitempty"`
+	Height   int    `json:"height,omitempty"`
 }
 
 // Continuation tells the reader how to get what was cut.
@@ -42,6 +55,9 @@ type Envelope struct {
 	Archived     *Archived     `json:"archived"`
 	Error        *Error        `json:"error"`
 	DurationMS   int64         `json:"duration_ms"`
+	// Media travel beside the printed document: a tool that has them
+	// also describes them in its result (read's result.media).
+	Media []Media `json:"-"`
 }
 
 // NewEnvelope wraps a tool's response and error.
@@ -55,6 +71,7 @@ func NewEnvelope(name string, resp *Response, err error) *Envelope {
 		env.Result = resp.Result
 		env.Truncated = resp.Truncated
 		env.Continuation = resp.Continuation
+		env.Media = resp.Media
 	}
 	env.Error = AsError(err)
 	env.OK = env.Error == nil
