@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"archive/zip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -453,7 +454,7 @@ func (x *extractor) copyData(w io.Writer, r io.Reader, e *entry, extra hash.Hash
 		if k > 0 {
 			n += int64(k)
 			if n > e.size {
-				return n, nil, corrupt(x.o.Archive, fmt.Errorf("entry %q holds more data than the %d bytes its header says", name, e.size))
+				return n, nil, unsafe("entry %q inflates past the %d bytes its header declares: a decompression bomb, stopped there", name, e.size)
 			}
 			h.Write(x.buf[:k])
 			if extra != nil {
@@ -467,6 +468,10 @@ func (x *extractor) copyData(w io.Writer, r io.Reader, e *entry, extra hash.Hash
 			break
 		}
 		if rerr != nil {
+			if errors.Is(rerr, zip.ErrFormat) {
+				// archive/zip's own check: more data than declared.
+				return n, nil, unsafe("entry %q inflates past the %d bytes its header declares: a decompression bomb, stopped there", name, e.size)
+			}
 			return n, nil, readError{rerr}
 		}
 	}
