@@ -251,7 +251,7 @@ func (f *Fetcher) download(ctx context.Context, rawURL string, w *os.File, h *Ha
 			}
 		}
 		offset := h.Size()
-		err := f.attempt(ctx, client, rawURL, w, h, offset, &validator, func(total int64) io.Writer {
+		err := f.attempt(ctx, client, rawURL, w, h, offset, &validator, &res.Resumed, func(total int64) io.Writer {
 			if progress == nil && f.Progress != nil {
 				progress, done = f.Progress(total, rawURL)
 			}
@@ -259,9 +259,6 @@ func (f *Fetcher) download(ctx context.Context, rawURL string, w *os.File, h *Ha
 		})
 		if err == nil {
 			return nil
-		}
-		if offset > 0 && h.Size() >= offset {
-			res.Resumed++
 		}
 		var r retryable
 		if !errors.As(err, &r) {
@@ -275,7 +272,7 @@ func (f *Fetcher) download(ctx context.Context, rawURL string, w *os.File, h *Ha
 }
 
 func (f *Fetcher) attempt(ctx context.Context, client *http.Client, rawURL string, w *os.File, h *Hasher, offset int64,
-	validator *string, progress func(int64) io.Writer) error {
+	validator *string, resumed *int, progress func(int64) io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
@@ -311,6 +308,7 @@ func (f *Fetcher) attempt(ctx context.Context, client *http.Client, rawURL strin
 			}
 			return retryable{fmt.Errorf("the server resumed at another offset (%s)", resp.Header.Get("Content-Range"))}
 		}
+		*resumed++
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 		return &tool.Error{Code: tool.CodeNotFound, Message: fmt.Sprintf("%s: the server answered %s; nothing was kept", rawURL, resp.Status),
 			Hint: "check the URL and the version in it"}
