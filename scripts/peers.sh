@@ -11,6 +11,11 @@ declare -A MCODE_PEERS=(
   [fdfind]=fd-find
   [trash-put]=trash-cli
   [/usr/bin/time]=time
+  [python3]=python3
+  [npm]=npm
+  [xz]=xz-utils
+  [zstd]=zstd
+  [bzip2]=bzip2
 )
 
 install_peers() {

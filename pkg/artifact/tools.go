@@ -265,7 +265,7 @@ func VerifyTool() *tool.Tool {
 			return nil, err
 		}
 		return &tool.Response{
-			Output: fmt.Sprintf("%s (%s) matches %s\n", p.Path, fsutil.HumanBytes(size), d.SRI()),
+			Output: fmt.Sprintf("%s (%s) matches %s\n", p.Path, fsutil.HumanBytes(size), d),
 			Result: map[string]any{"path": path, "size": size, "integrity": d.SRI(), "hex": d.Hex(), "ok": true},
 		}, nil
 	})
