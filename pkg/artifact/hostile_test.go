@@ -238,7 +238,7 @@ func hostileCases() []hostileCase {
 		archive: func(t *testing.T, _ string) []byte {
 			var raw bytes.Buffer
 			fw, _ := flate.NewWriter(&raw, flate.BestCompression)
-			fw.Write(make([]byte, 64<<20))
+			fw.Write(make([]byte, 16<<20))
 			fw.Close()
 			var b bytes.Buffer
 			zw := zip.NewWriter(&b)
@@ -255,7 +255,7 @@ func hostileCases() []hostileCase {
 }
 
 // tenGiBBomb is a 10 MiB tar.gz whose one member declares, and holds,
-// 10 GiB of zeros: gzip members of 64 MiB of zeros, concatenated.
+// 10 GiB of zeros: gzip members of 8 MiB of zeros, concatenated.
 func tenGiBBomb(t *testing.T, _ string) []byte {
 	var hdr bytes.Buffer
 	tw := tar.NewWriter(&hdr)
@@ -264,9 +264,9 @@ func tenGiBBomb(t *testing.T, _ string) []byte {
 	b.Write(gz(t, hdr.Bytes()))
 	var chunk bytes.Buffer
 	w, _ := gzip.NewWriterLevel(&chunk, gzip.BestCompression)
-	w.Write(make([]byte, 64<<20))
+	w.Write(make([]byte, 8<<20))
 	w.Close()
-	for i := 0; i < (10<<30)/(64<<20); i++ {
+	for i := 0; i < (10<<30)/(8<<20); i++ {
 		b.Write(chunk.Bytes())
 	}
 	return b.Bytes()
