@@ -316,7 +316,7 @@ func (x *extractor) process(e *entry) error {
 		ln, lskip, _ := CleanName(e.linkname, x.o.Strip, x.backslash)
 		i, found := x.files[ln]
 		if lskip || !found {
-			return unsafe("hard link %q points to %q, which is not a file extracted before it", name, e.linkname)
+			return unsafe("hard link %q points to %q, which is not a file extracted before it (with entries, take that file too)", name, e.linkname)
 		}
 		to := x.res.Entries[i]
 		if err := os.Link(filepath.Join(x.root, filepath.FromSlash(to.Path)), full); err != nil {
