@@ -45,7 +45,7 @@ const integrityUsage = "expected hash: sha512-BASE64 (npm's SRI form; several sp
 func newCmdArtifactVerify(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: artifact.VerifyName}
 	c := &cobra.Command{
-		Use:         "verify FILE --integrity X",
+		Use:         "verify FILE",
 		Short:       "Check a file against its pinned hash",
 		Example:     "  mcode artifact verify pkg.tgz --integrity \"$(npm view left-pad@1.3.0 dist.integrity)\"",
 		Args:        cobra.ExactArgs(1),
@@ -60,7 +60,7 @@ func newCmdArtifactVerify(f *Factory, runF func(*CallOptions) error) *cobra.Comm
 func newCmdArtifactFetch(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: artifact.FetchName}
 	c := &cobra.Command{
-		Use:   "fetch URL --integrity X [--dest FILE]",
+		Use:   "fetch URL",
 		Short: "Download a pinned file into the cache (MCODE_HOME/" + artifact.CacheDirName + "), verified before it is kept",
 		Example: `  mcode artifact fetch https://example.org/tool-1.2.tgz --integrity sha256:9f86d0… --dest vendor/tool.tgz
   mcode artifact fetch npm:left-pad@1.3.0 --integrity sha512-…`,
@@ -78,7 +78,7 @@ func newCmdArtifactFetch(f *Factory, runF func(*CallOptions) error) *cobra.Comma
 func newCmdArtifactExtract(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: artifact.ExtractName}
 	c := &cobra.Command{
-		Use:   "extract ARCHIVE --dest DIR [--integrity X] [--entry PATH[=sha256:HEX][:RENAME]]… [--strip N] [--expect-json FILE:KEY=VALUE]… [--max-size SIZE]",
+		Use:   "extract ARCHIVE",
 		Short: "Extract an archive all or nothing, refusing hostile entries, replacing --dest only when every check passed",
 		Example: `  mcode artifact extract pkg.tgz --dest vendor/pkg --strip 1 --integrity sha512-…
   mcode artifact extract pkg.tgz --dest out --strip 1 --entry package.json --expect-json package.json:version=1.3.0`,
@@ -100,7 +100,7 @@ func newCmdArtifactExtract(f *Factory, runF func(*CallOptions) error) *cobra.Com
 func newCmdArtifactSync(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: artifact.SyncName}
 	c := &cobra.Command{
-		Use:   "sync --lock artifacts.yaml",
+		Use:   "sync",
 		Short: "Bring every destination of a lock file to its pinned state (a second run does nothing)",
 		Long: `Bring every destination of a lock file to its pinned state. The lock file:
 

@@ -16,7 +16,7 @@ import (
 func NewCmdBash(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: exec.Name}
 	c := &cobra.Command{
-		Use:   "bash COMMAND [--timeout S] [--background] [--keep-children] [--cwd D]",
+		Use:   "bash COMMAND [flags]",
 		Short: "Run a shell command with a time limit that stops every process it started",
 		Long: `Run a shell command (bash -c) and print its output, exit code and what happened
 to every process it started. COMMAND - reads the command from stdin. mcode

@@ -10,7 +10,7 @@ import (
 func NewCmdDatetime(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: datetime.Name}
 	c := &cobra.Command{
-		Use:         "datetime [--tz ZONE]",
+		Use:         "datetime [flags]",
 		Short:       "Print the current date and time in any IANA time zone",
 		Example:     "  mcode datetime --tz Europe/Paris",
 		Args:        cobra.NoArgs,

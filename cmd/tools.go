@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/nearest"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -31,6 +34,8 @@ const openAIMaxDescription = 1024
 // ToolsListOptions are the options of tools list.
 type ToolsListOptions struct {
 	Format string
+	// Names, when given, keep only these tools.
+	Names []string
 }
 
 // NewCmdTools builds `mcode tools list`.
@@ -42,13 +47,15 @@ func NewCmdTools(f *Factory, runF func(*ToolsListOptions) error) *cobra.Command 
 	}
 	opts := &ToolsListOptions{}
 	list := &cobra.Command{
-		Use:   "list [--format " + strings.Join(toolFormats, "|") + "]",
+		Use:   "list [NAME…] [flags]",
 		Short: "List the tools this agent and role may call, with their JSON Schemas",
 		Example: `  mcode tools list
+  mcode tools list grep edit
   mcode tools list --format openai
   mcode tools list --role explore --format anthropic`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			opts.Names = args
 			if runF != nil {
 				return runF(opts)
 			}
@@ -68,6 +75,13 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 		return tool.NewEnvelope(name, nil, err)
 	}
 	visible, listErr := d.List(ctx)
+	if len(opts.Names) > 0 {
+		var err error
+		if visible, err = pickTools(ctx, d, visible, opts.Names); err != nil {
+			return tool.NewEnvelope(name, nil, err)
+		}
+		listErr = nil
+	}
 	var out strings.Builder
 	tools := []any{}
 	for _, t := range visible {
@@ -99,6 +113,29 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 	f.budget(d.Env().Config).Apply(env)
 	env.DurationMS = time.Since(start).Milliseconds()
 	return env
+}
+
+// pickTools keeps the named tools, in the order named. A name the caller
+// may not call is refused as a call would be; one that is nowhere is a
+// usage error naming the closest tools there are.
+func pickTools(ctx context.Context, d *dispatch.Dispatcher, visible []*tool.Tool, names []string) ([]*tool.Tool, error) {
+	var picked []*tool.Tool
+	for _, n := range names {
+		t, err := d.Lookup(ctx, n)
+		if err != nil {
+			var te *tool.Error
+			if errors.As(err, &te) && te.Code == tool.CodeUsage {
+				var known []string
+				for _, v := range visible {
+					known = append(known, v.Name)
+				}
+				te.Hint = "the closest tools: " + strings.Join(nearest.Names(n, known, 3), ", ") + "; `mcode tools list` lists them all"
+			}
+			return nil, err
+		}
+		picked = append(picked, t)
+	}
+	return picked, nil
 }
 
 // writeToolDoc renders one tool for a person: name, mode, tier, the

@@ -165,7 +165,8 @@ func templateData() map[string]any {
 func Tool(o Options) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential,
-		Facts: tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
+		Facts:   tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
+		Aliases: map[string]tool.Alias{"run_in_background": {Param: "background"}},
 		// No generic deadline: bash enforces its own limits and reports
 		// them (Command timed out after N seconds, exit 124).
 		Timeout:     0,
@@ -271,6 +272,11 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		}
 		cfg.AutoBackgroundAfter = 0
 	}
+	if p.AutoBackground == nil && (isTruthy(env.LookupEnv("CI")) || isTruthy(env.LookupEnv("GITHUB_ACTIONS"))) {
+		// A script or CI job branches on the command's status: a call
+		// that returned while its command still ran would fool it.
+		cfg.AutoBackgroundAfter = 0
+	}
 	pl := makePlan(p, cfg)
 	cwd, err := workDir(env, p.Cwd)
 	if err != nil {
@@ -318,7 +324,12 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		rs.note("the requested timeout of %s was cut to the %s foreground maximum; use background for longer commands",
 			secondsText(*p.Timeout), seconds(pl.limit))
 	}
-	return o.runSupervised(ctx, rs)
+	resp, err := o.runSupervised(ctx, rs)
+	if env.Live != nil && resp != nil && rs.result.Status != StatusRunning {
+		// The person saw the output as it came; only the status is news.
+		resp.Shown = true
+	}
+	return resp, err
 }
 
 func (rs *runSetup) note(format string, args ...any) {
@@ -401,7 +412,7 @@ func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) 
 	} else if r.TaskID == "" {
 		removeTaskDir(rs.taskDir)
 	}
-	resp.Output = withNotes(text, r.Notes)
+	resp.Output, resp.Notices = withNotices(text, r.Notes)
 	return resp, statusError(rec)
 }
 
@@ -437,6 +448,16 @@ func statusError(rec record) error {
 // withNotes appends the notes to the output, one per line. What it adds
 // to an empty text is the most it adds to any: OutputCap less that is the
 // room for the text.
+// withNotices is withNotes, and the end of it that is notices rather than
+// the command's output: the notes, and "(no output)" standing for none.
+func withNotices(text string, notes []string) (out, notices string) {
+	out = withNotes(text, notes)
+	if text == noOutput {
+		return out, out
+	}
+	return out, out[len(text):]
+}
+
 func withNotes(text string, notes []string) string {
 	if len(notes) == 0 {
 		return text

@@ -88,9 +88,19 @@ func testEnv(t testing.TB, edit func(*config.Bash)) *tool.Env {
 		edit(&cfg.Bash)
 	}
 	dir := t.TempDir()
-	env := &tool.Env{Root: dir, DataDir: filepath.Join(dir, ".mcode"), UserHome: dir, Config: &cfg, Now: time.Now}
+	env := &tool.Env{Root: dir, DataDir: filepath.Join(dir, ".mcode"), UserHome: dir, Config: &cfg, Now: time.Now,
+		Getenv: notCI}
 	t.Cleanup(func() { killTasksOf(env.DataDir) })
 	return env
+}
+
+// notCI is the environment of a person's call: CI (and GitHub Actions)
+// turn auto-background off, and the tests of it run in CI too.
+func notCI(key string) string {
+	if key == "CI" || key == "GITHUB_ACTIONS" {
+		return ""
+	}
+	return os.Getenv(key)
 }
 
 // killTasksOf kills whatever a test left running under dataDir, even when

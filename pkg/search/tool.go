@@ -56,19 +56,29 @@ func GrepTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: GrepName, Mode: tool.Parallel, Timeout: Timeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
+		Aliases:     grepAliases,
 		Description: grepDescription, Schema: grepSchema, Data: data(),
 	}, func(ctx context.Context, env *tool.Env, p GrepParams) (*tool.Response, error) {
 		res, err := Grep(ctx, env, p)
 		if err != nil {
 			return nil, err
 		}
-		out, truncated := res.render()
-		resp := &tool.Response{Output: out, Result: res, Truncated: truncated}
+		out, notices, truncated := res.render()
+		resp := &tool.Response{Output: out, Notices: notices, Result: res, Truncated: truncated}
 		if truncated {
 			resp.Continuation = &tool.Continuation{Hint: res.Hint}
 		}
 		return resp, cutShort(ctx, res.Partial, res.FilesSearched, "files searched")
 	})
+}
+
+// grepAliases are the parameter names of Claude Code's Grep tool, which
+// models were trained on, mapped onto grep's own.
+var grepAliases = map[string]tool.Alias{
+	"output_mode": {Param: "mode", Values: map[string]any{"files_with_matches": ModeFiles, "content": ModeContent, "count": ModeCount}},
+	"head_limit":  {Param: "limit"},
+	"-i":          {Param: "case_insensitive"},
+	"-C":          {Param: "context"},
 }
 
 // GlobTool is glob's registry entry.
@@ -82,7 +92,8 @@ func GlobTool() *tool.Tool {
 		if err != nil {
 			return nil, err
 		}
-		resp := &tool.Response{Output: res.render(), Result: res, Truncated: res.Truncated}
+		out, notices := res.render()
+		resp := &tool.Response{Output: out, Notices: notices, Result: res, Truncated: res.Truncated}
 		if res.Truncated {
 			resp.Continuation = &tool.Continuation{Hint: res.Hint}
 		}
