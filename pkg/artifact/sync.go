@@ -306,6 +306,7 @@ func Sync(ctx context.Context, lockPath string, f *Fetcher, protected []string, 
 		} else {
 			results[i].Reason = why
 		}
+		f.MaxSize = p.Options.MaxSize
 		fr, err := f.Fetch(ctx, p.Source, p.Options.Integrity)
 		if err != nil {
 			discard()
@@ -318,7 +319,7 @@ func Sync(ctx context.Context, lockPath string, f *Fetcher, protected []string, 
 		o.Stamp = func(r *ExtractResult) ([]byte, error) {
 			return json.MarshalIndent(Stamp{Name: a.Name, Pin: pinOf(a), Source: a.Source, Entries: r.Entries}, "", "  ")
 		}
-		if progress != nil {
+		if progress != nil && fr.Size > progressMin {
 			w, done := progress(fr.Size, "extracting "+a.Name)
 			o.Progress = w
 			defer done()
