@@ -16,6 +16,9 @@ declare -A MCODE_PEERS=(
   [xz]=xz-utils
   [zstd]=zstd
   [bzip2]=bzip2
+  [busybox]=busybox
+  [sudo]=sudo
+  [zsh]=zsh
 )
 
 install_peers() {
