@@ -96,4 +96,3 @@ func batchParallel(cfg *config.Config) int {
 	}
 	return max(1, min(runtime.NumCPU(), config.BatchMaxParallel))
 }
-
