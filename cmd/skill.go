@@ -120,4 +120,3 @@ func toolUsages(root *cobra.Command) map[string]string {
 	walk(root)
 	return out
 }
-
