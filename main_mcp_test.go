@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -108,6 +109,10 @@ func TestMCPServeListsWhatToolsListShows(t *testing.T) {
 			if len(got) == 0 {
 				t.Fatal("no tools listed")
 			}
+			// The SDK lists tools by name; tools list in registration order.
+			byName := func(a, b map[string]any) int { return strings.Compare(a["name"].(string), b["name"].(string)) }
+			slices.SortFunc(want.Result.Tools, byName)
+			slices.SortFunc(got, byName)
 			if diff := cmp.Diff(want.Result.Tools, got); diff != "" {
 				t.Errorf("tools/list differs from tools list --format mcp (-want +got):\n%s", diff)
 			}

@@ -75,7 +75,11 @@ func runBatch(c *cobra.Command, f *Factory, opts *BatchOptions) error {
 		return fail(&tool.Error{Code: tool.CodeUsage, Message: "reading the calls: " + err.Error(),
 			Hint: "pipe JSON lines into mcode batch, or pass --file FILE"})
 	}
-	sum, err := batch.Run(ctx, factoryCaller{f}, calls, batchParallel(cfg), f.IO.Out)
+	d, err := f.Dispatcher()
+	if err != nil {
+		return fail(err)
+	}
+	sum, err := batch.Run(ctx, d, calls, batchParallel(cfg), f.IO.Out)
 	if err != nil {
 		return fail(err)
 	}

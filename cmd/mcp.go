@@ -71,7 +71,11 @@ func mcpServe(ctx context.Context, f *Factory, opts *MCPServeOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	srv, err := mcpserve.New(ctx, factoryCaller{f}, mcpserve.Options{
+	d, err := f.Dispatcher()
+	if err != nil {
+		return fail(err)
+	}
+	srv, err := mcpserve.New(ctx, d, mcpserve.Options{
 		Name: "mcode", Version: version,
 		Logger: slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

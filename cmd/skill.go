@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcode-dev/mcode/pkg/skill"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -53,7 +54,11 @@ func skillRun(c *cobra.Command, f *Factory, opts *SkillOptions) *tool.Envelope {
 	if err != nil {
 		return fail(err)
 	}
-	tools, err := factoryCaller{f}.List(c.Context())
+	d, err := f.Dispatcher()
+	if err != nil {
+		return fail(err)
+	}
+	tools, err := d.List(c.Context())
 	if err != nil {
 		return fail(err)
 	}
@@ -104,13 +109,18 @@ func mustRoot(f *Factory) string {
 }
 
 // toolUsages maps each tool to its command line, from the command tree:
-// "mcode read PATH [--offset N] [--limit N] [--pages R]".
+// "mcode read PATH [--limit] [--offset] [--pages]".
 func toolUsages(root *cobra.Command) map[string]string {
 	out := map[string]string{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if n, ok := c.Annotations[annotationTool]; ok {
 			use := strings.TrimSuffix(c.UseLine(), " [flags]")
+			c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+				if fl.Name != "args" && fl.Name != "help" && !fl.Hidden {
+					use += " [--" + fl.Name + "]"
+				}
+			})
 			out[n] = use
 		}
 		for _, sc := range c.Commands() {

@@ -2,38 +2,11 @@ package cmd
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of model-facing text")
-
-// golden compares got with testdata/NAME, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s changed (-want +got); if that is intended, go test ./cmd -run %s -update:\n%s", path, t.Name(), diff)
-	}
-}
 
 func TestSkillGolden(t *testing.T) {
 	for _, role := range []string{"", "explore"} {
@@ -51,7 +24,7 @@ func TestSkillGolden(t *testing.T) {
 			if role != "" {
 				name = "SKILL." + role + ".md"
 			}
-			golden(t, filepath.Join("skill", name), text)
+			golden(t, name, text)
 			front, body, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n")
 			if !strings.HasPrefix(text, "---\n") || !ok || !strings.Contains(front, "name: mcode\n") ||
 				!strings.Contains(front, "description: ") || !strings.HasPrefix(body, "\n# ") {

@@ -16,16 +16,17 @@ import (
 	"io"
 	"sync"
 
+	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // MaxLineBytes is the longest input line: one call with its arguments.
 const MaxLineBytes = 16 << 20
 
-// Caller is the one call path, and a lookup of a tool this agent and role
-// may call (nil, nil when there is none).
+// Caller is the one call path (a *dispatch.Dispatcher), and its lookup of
+// a tool this agent and role may call (an error when there is none).
 type Caller interface {
-	Call(ctx context.Context, name string, args json.RawMessage) *tool.Envelope
+	Do(ctx context.Context, r dispatch.Request) *tool.Envelope
 	Lookup(ctx context.Context, name string) (*tool.Tool, error)
 }
 
@@ -35,6 +36,8 @@ type Call struct {
 	ID   json.RawMessage
 	Tool string
 	Args json.RawMessage
+	// Approval is the id of an approval a person granted for this call.
+	Approval string
 	// Err is why the line is not a call (a usage error), else nil.
 	Err *tool.Error
 }
@@ -100,7 +103,7 @@ func parseLine(n int, line []byte) Call {
 	}
 	c.ID = raw["id"]
 	for k := range raw {
-		if k != "id" && k != "tool" && k != "args" {
+		if k != "id" && k != "tool" && k != "args" && k != "approval" {
 			c.Err = usage(n, fmt.Sprintf("unknown key %q", k), lineHint)
 			return c
 		}
@@ -111,6 +114,10 @@ func parseLine(n int, line []byte) Call {
 	}
 	if json.Unmarshal(raw["tool"], &c.Tool) != nil || c.Tool == "" {
 		c.Err = usage(n, `"tool" must be a tool name`, lineHint+"; `mcode tools list` shows the tools")
+		return c
+	}
+	if a, ok := raw["approval"]; ok && json.Unmarshal(a, &c.Approval) != nil {
+		c.Err = usage(n, `"approval" must be an approval id (a string)`, lineHint)
 		return c
 	}
 	c.Args = raw["args"]
@@ -133,11 +140,8 @@ func Run(ctx context.Context, caller Caller, calls []Call, maxParallel int, out 
 		if c.Err != nil {
 			continue
 		}
-		t, err := caller.Lookup(ctx, c.Tool)
-		if err != nil {
-			return sum, err
-		}
-		if t != nil {
+		// A tool that is unknown or not permitted fails on its own line.
+		if t, err := caller.Lookup(ctx, c.Tool); err == nil {
 			names[i] = t.Name
 			if t.Mode != tool.Parallel {
 				sum.Concurrent = false
@@ -169,7 +173,7 @@ func Run(ctx context.Context, caller Caller, calls []Call, maxParallel int, out 
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				results[i] <- caller.Call(ctx, c.Tool, c.Args)
+				results[i] <- caller.Do(ctx, dispatch.Request{Tool: c.Tool, Args: c.Args, Approval: c.Approval})
 			}()
 		}
 		wg.Wait()

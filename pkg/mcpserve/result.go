@@ -27,12 +27,11 @@ func Result(env *tool.Envelope) *mcp.CallToolResult {
 			text = string(data)
 		}
 	}
-	if text != "" || len(mediaOf(env)) == 0 {
+	images := media(env)
+	if text != "" || len(images) == 0 {
 		r.Content = append(r.Content, &mcp.TextContent{Text: text})
 	}
-	for _, m := range mediaOf(env) {
-		r.Content = append(r.Content, m)
-	}
+	r.Content = append(r.Content, images...)
 	return r
 }
 
@@ -65,28 +64,25 @@ func Text(env *tool.Envelope) string {
 		if e.Hint != "" {
 			line("hint: %s", e.Hint)
 		}
+		if note := approvalNote(env); note != "" {
+			line("%s", note)
+		}
 	}
 	return b.String()
 }
 
-// mediaOf finds the images of a result: read puts one in result.media.
-func mediaOf(env *tool.Envelope) []mcp.Content {
-	data, err := json.Marshal(env.Result)
-	if err != nil {
-		return nil
+// media are the images of a response as image content.
+func media(env *tool.Envelope) []mcp.Content {
+	var out []mcp.Content
+	for _, m := range env.Media {
+		if m.Type != "image" {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(m.Data)
+		if err != nil {
+			continue
+		}
+		out = append(out, &mcp.ImageContent{Data: raw, MIMEType: m.MIMEType})
 	}
-	var r struct {
-		Media *struct {
-			MIME string `json:"mime"`
-			Data string `json:"data"`
-		} `json:"media"`
-	}
-	if json.Unmarshal(data, &r) != nil || r.Media == nil || r.Media.Data == "" {
-		return nil
-	}
-	raw, err := base64.StdEncoding.DecodeString(r.Media.Data)
-	if err != nil {
-		return nil
-	}
-	return []mcp.Content{&mcp.ImageContent{Data: raw, MIMEType: r.Media.MIME}}
+	return out
 }

@@ -16,13 +16,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// Caller is the one call path: the tools this agent and role may call, and
-// a call of one of them, every outcome an envelope.
+// Caller is the one call path (a *dispatch.Dispatcher): the tools this
+// agent and role may call, and a call of one of them, every outcome an
+// envelope.
 type Caller interface {
-	Call(ctx context.Context, name string, args json.RawMessage) *tool.Envelope
+	Do(ctx context.Context, r dispatch.Request) *tool.Envelope
 	List(ctx context.Context) ([]*tool.Tool, error)
 }
 
@@ -35,10 +37,11 @@ type Options struct {
 
 // Server is mcode's MCP server: one tool set, any number of sessions.
 type Server struct {
-	caller Caller
-	mcp    *mcp.Server
-	sched  *scheduler
-	modes  map[string]bool // tool name -> sequential
+	caller    Caller
+	mcp       *mcp.Server
+	sched     *scheduler
+	modes     map[string]bool // tool name -> sequential
+	approvals approvals
 	// ctx ends every call in flight when the server shuts down; wg waits
 	// for them (and so for their processes) to end.
 	ctx    context.Context
@@ -82,9 +85,14 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Annotations are the MCP hints of a tool, from its declared facts.
+// Annotations are the MCP hints of a tool, from its declared facts (the
+// same as tools list --format mcp shows).
 func Annotations(t *tool.Tool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{ReadOnlyHint: t.Mode == tool.Parallel}
+	f := t.Facts
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint: f.ReadOnly, DestructiveHint: &f.Destructive,
+		IdempotentHint: f.Idempotent, OpenWorldHint: &f.OpenWorld,
+	}
 }
 
 // handler runs one tools/call: it waits for the call's turn, then calls
@@ -107,7 +115,14 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if err := sl.wait(ctx); err != nil {
 			return Result(tool.NewEnvelope(name, nil, cancelled())), nil
 		}
-		return Result(s.caller.Call(ctx, name, args)), nil
+		key := callKey(name, args)
+		approval, _ := req.Params.Meta[approvalKey].(string)
+		if approval == "" {
+			approval = s.approvals.lookup(key)
+		}
+		env := s.caller.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: approval})
+		s.approvals.settle(key, env)
+		return Result(env), nil
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -64,8 +65,10 @@ func newTestCaller(t *testing.T) *testCaller {
 		}
 	}
 	reg, err := tool.NewRegistry(
-		tool.New(tool.Spec{Name: "note", Mode: tool.Sequential, Description: "Notes a text.", Schema: schema}, run(true)),
-		tool.New(tool.Spec{Name: "look", Mode: tool.Parallel, Description: "Looks at a text.", Schema: schema}, run(false)),
+		tool.New(tool.Spec{Name: "note", Mode: tool.Sequential, Description: "Notes a text.", Schema: schema,
+			Facts: tool.Facts{Destructive: true}}, run(true)),
+		tool.New(tool.Spec{Name: "look", Mode: tool.Parallel, Description: "Looks at a text.", Schema: schema,
+			Facts: tool.Facts{ReadOnly: true, Idempotent: true}}, run(false)),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -97,13 +100,13 @@ func (c *testCaller) leave(text string, seq bool) {
 	}
 }
 
-func (c *testCaller) Call(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
-	t, ok := c.reg.Lookup(name)
+func (c *testCaller) Do(ctx context.Context, r dispatch.Request) *tool.Envelope {
+	t, ok := c.reg.Lookup(r.Tool)
 	if !ok {
-		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage, Message: "unknown tool " + name})
+		return tool.NewEnvelope(r.Tool, nil, &tool.Error{Code: tool.CodeUsage, Message: "unknown tool " + r.Tool})
 	}
-	resp, err := t.Run(ctx, &tool.Env{}, args)
-	return tool.NewEnvelope(name, resp, err)
+	resp, err := t.Run(ctx, &tool.Env{}, r.Args)
+	return tool.NewEnvelope(r.Tool, resp, err)
 }
 
 func (c *testCaller) List(context.Context) ([]*tool.Tool, error) { return c.reg.Tools(), nil }
@@ -211,8 +214,8 @@ func TestTextOfTruncatedAndArchived(t *testing.T) {
 }
 
 func TestImageContent(t *testing.T) {
-	env := tool.NewEnvelope("read", &tool.Response{Output: "image 1×1",
-		Result: map[string]any{"kind": "image", "media": map[string]any{"mime": "image/png", "data": "iVBORw0KGgo="}}}, nil)
+	env := tool.NewEnvelope("read", &tool.Response{Output: "image 1×1", Result: map[string]any{"kind": "image"},
+		Media: []tool.Media{{Type: "image", MIMEType: "image/png", Data: "iVBORw0KGgo="}}}, nil)
 	res := Result(env)
 	if len(res.Content) != 2 {
 		t.Fatalf("content = %#v", res.Content)
@@ -528,10 +531,85 @@ func TestListTools(t *testing.T) {
 	for _, tl := range res.Tools {
 		got[tl.Name] = tl
 	}
-	if len(got) != 2 || got["look"] == nil || !got["look"].Annotations.ReadOnlyHint || got["note"].Annotations.ReadOnlyHint {
-		t.Errorf("tools = %+v", res.Tools)
+	if len(got) != 2 || got["look"] == nil || got["note"] == nil {
+		t.Fatalf("tools = %+v", res.Tools)
+	}
+	if a := got["look"].Annotations; !a.ReadOnlyHint || !a.IdempotentHint || a.DestructiveHint == nil || *a.DestructiveHint {
+		t.Errorf("look's annotations = %+v", a)
+	}
+	if a := got["note"].Annotations; a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+		t.Errorf("note's annotations = %+v", a)
 	}
 	if got["note"].Description != "Notes a text." {
 		t.Errorf("description = %q", got["note"].Description)
+	}
+}
+
+// grantGuard holds back every call of "note" until a person grants the
+// approval it issued; a granted approval runs once.
+type grantGuard struct {
+	mu      sync.Mutex
+	granted map[string]bool
+	used    map[string]bool
+}
+
+func (g *grantGuard) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decision, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c.Tool == "look" {
+		return dispatch.Decision{Verdict: dispatch.Deny, Source: "rule", Rule: "look: deny", Reason: "rule look: deny refuses this call"}, nil
+	}
+	if c.Approval != "" && g.granted[c.Approval] && !g.used[c.Approval] {
+		g.used[c.Approval] = true
+		return dispatch.Decision{Verdict: dispatch.Allow, Source: "approval", ApprovalID: c.Approval}, nil
+	}
+	return dispatch.Decision{Verdict: dispatch.RequireApproval, Source: "rule", ApprovalID: "ap-" + string(c.Args)[9:10]}, nil
+}
+
+// Through the real dispatcher: a denied call and an approval-required one
+// come back as isError with what to do; once a person grants the
+// approval, the same call runs, once.
+func TestDeniedAndApprovalRequired(t *testing.T) {
+	c := newTestCaller(t)
+	g := &grantGuard{granted: map[string]bool{}, used: map[string]bool{}}
+	d := dispatch.New(dispatch.Options{Registry: c.reg, Env: &tool.Env{Root: t.TempDir()}, Timeout: -1, Guard: g})
+	cs, _ := pipeSession(t, newServer(t, d))
+	ctx := context.Background()
+	call := func(name, text string) (*mcp.CallToolResult, string) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"text": text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, callText(t, res)
+	}
+	if res, text := call("look", "x"); !res.IsError || !strings.Contains(text, "error: denied: rule look: deny refuses this call") {
+		t.Errorf("denied call: isError=%v text=%q", res.IsError, text)
+	}
+	res, text := call("note", "a")
+	if !res.IsError || !strings.Contains(text, "error: approval_required: ") || !strings.Contains(text, "mcode approve ap-a") ||
+		!strings.Contains(text, "call note again with the same arguments") {
+		t.Fatalf("approval required: isError=%v text=%q", res.IsError, text)
+	}
+	if sc, _ := res.StructuredContent.(map[string]any); sc["approval_id"] != "ap-a" {
+		t.Errorf("structuredContent = %#v", res.StructuredContent)
+	}
+	// Not granted yet: held back again.
+	if res, _ := call("note", "a"); !res.IsError {
+		t.Fatal("ran before the approval was granted")
+	}
+	g.mu.Lock()
+	g.granted["ap-a"] = true
+	g.mu.Unlock()
+	if res, text := call("note", "a"); res.IsError || text != "noted a" {
+		t.Fatalf("granted call: isError=%v text=%q", res.IsError, text)
+	}
+	// The approval was good for one run.
+	if res, _ := call("note", "a"); !res.IsError {
+		t.Error("a used approval ran the call again")
+	}
+	// Another call's approval does not carry over.
+	if res, _ := call("note", "b"); !res.IsError {
+		t.Error("a call with other arguments ran on another's approval")
 	}
 }
