@@ -43,7 +43,7 @@ type noteParams struct {
 	Sleep int    `json:"sleep_ms,omitempty"`
 }
 
-func newTestCaller(t *testing.T) *testCaller {
+func newTestCaller(t testing.TB) *testCaller {
 	c := &testCaller{hold: make(chan struct{})}
 	schema := `{"type": "object", "properties": {"text": {"type": "string"}, "hold": {"type": "boolean"}, "sleep_ms": {"type": "integer"}}, "required": ["text"], "additionalProperties": false}`
 	run := func(seq bool) tool.RunFunc[noteParams] {
@@ -612,4 +612,40 @@ func TestDeniedAndApprovalRequired(t *testing.T) {
 	if res, _ := call("note", "b"); !res.IsError {
 		t.Error("a call with other arguments ran on another's approval")
 	}
+}
+
+// FuzzStampBody: any POST body comes out as the same JSON (or as it came,
+// when it is none) with a ticket on each tools/call of a known tool, and
+// every slot taken is given back.
+func FuzzStampBody(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"note","arguments":{"text":"a"},"_meta":{"k":1}}}`))
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"look"}},{"jsonrpc":"2.0","method":"notifications/initialized"}]`))
+	f.Add([]byte(`{"id":null,"method":"tools/call","params":{"name":"note","_meta":[]}}`))
+	c := newTestCaller(f)
+	s, err := New(context.Background(), c, Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(string(body)))
+		slots, err := s.stampBody(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(r.Body)
+		if json.Valid(body) != json.Valid(out) {
+			t.Fatalf("stamping changed validity: %q -> %q", body, out)
+		}
+		if len(slots) > 0 && !strings.Contains(string(out), ticketKey) {
+			t.Fatalf("slots taken but no ticket in %q", out)
+		}
+		for _, sl := range slots {
+			sl.abandon()
+		}
+		s.sched.mu.Lock()
+		defer s.sched.mu.Unlock()
+		if len(s.sched.pending) != 0 || len(s.sched.unclaimed) != 0 {
+			t.Fatalf("slots left behind: %d pending", len(s.sched.pending))
+		}
+	})
 }
