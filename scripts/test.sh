@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/peers.sh
 . scripts/peers.sh
 install_peers "${!MCODE_PEERS[@]}"
+install_npm_peers
 
 export MCODE_REQUIRE_PEERS=${MCODE_REQUIRE_PEERS:-1}
 export CGO_ENABLED=${CGO_ENABLED:-1} # -race needs cgo; the shipped binary does not (see TestStaticBinary)
