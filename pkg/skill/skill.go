@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -29,7 +30,10 @@ const description = "Use the mcode CLI from bash to read, search, write, edit an
 //go:embed skill.md
 var source string
 
-var page = template.Must(template.New(FileName).Option("missingkey=error").Parse(source))
+// page is parsed on first use: other commands do not pay for it.
+var page = sync.OnceValues(func() (*template.Template, error) {
+	return template.New(FileName).Option("missingkey=error").Parse(source)
+})
 
 // Entry is one tool as the guide lists it.
 type Entry struct {
@@ -62,8 +66,12 @@ var exitCodes = []exitCode{
 
 // Render writes the guide.
 func Render(d Data) (string, error) {
+	tpl, err := page()
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
-	err := page.Execute(&b, struct {
+	err = tpl.Execute(&b, struct {
 		Data
 		Name, Description string
 		ExitCodes         []exitCode
