@@ -83,7 +83,11 @@ func mcpServe(ctx context.Context, f *Factory, opts *MCPServeOptions) error {
 		return fail(err)
 	}
 	if addr == "" {
-		err := srv.ServeStdio(ctx, io.NopCloser(f.IO.In), nopWriteCloser{f.IO.Out})
+		in := f.IO.In
+		if u, ok := in.(interface{ Unwrap() io.Reader }); ok {
+			in = u.Unwrap() // Run ends the session on a signal: no per-read watch needed
+		}
+		err := srv.ServeStdio(ctx, io.NopCloser(in), nopWriteCloser{f.IO.Out})
 		if err != nil && ctx.Err() == nil {
 			// stdout belongs to the protocol: say it on stderr.
 			slog.New(slog.NewTextHandler(f.IO.ErrOut, nil)).Error("mcp serve", "error", err)

@@ -151,7 +151,7 @@ func (s *Server) Shutdown() {
 // and waits for them.
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	defer s.Shutdown()
-	t := &orderedTransport{inner: &mcp.IOTransport{Reader: in, Writer: out}, s: s}
+	t := &orderedTransport{inner: &lineTransport{r: in, w: out}, s: s}
 	err := s.mcp.Run(ctx, t)
 	if ctx.Err() != nil {
 		return nil // SIGINT or SIGTERM: a normal end

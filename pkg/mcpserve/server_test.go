@@ -649,3 +649,35 @@ func FuzzStampBody(f *testing.F) {
 		}
 	})
 }
+
+// A line that is not JSON-RPC gets a parse error answer; the session goes
+// on.
+func TestBadLineKeepsSession(t *testing.T) {
+	s := newServer(t, newTestCaller(t))
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(context.Background(), sr, sw) }()
+	go func() {
+		_, _ = io.WriteString(cw, "not json\n"+
+			`[{"jsonrpc":"2.0","id":9,"method":"ping"}]`+"\n"+
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	}()
+	dec := json.NewDecoder(cr)
+	var got []map[string]any
+	for range 3 {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m)
+	}
+	_ = cw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	code := func(m map[string]any) any { e, _ := m["error"].(map[string]any); return e["code"] }
+	if code(got[0]) != float64(-32700) || code(got[1]) != float64(-32700) || got[2]["result"] == nil {
+		t.Errorf("answers = %v", got)
+	}
+}
