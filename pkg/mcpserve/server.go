@@ -151,6 +151,9 @@ func (s *Server) Shutdown() {
 // and waits for them.
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	defer s.Shutdown()
+	// The SDK's Close waits for the calls in flight: a signal must end
+	// them first.
+	defer context.AfterFunc(ctx, s.cancel)()
 	t := &orderedTransport{inner: &lineTransport{r: in, w: out}, s: s}
 	err := s.mcp.Run(ctx, t)
 	if ctx.Err() != nil {
