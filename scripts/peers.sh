@@ -11,6 +11,9 @@ declare -A MCODE_PEERS=(
   [fdfind]=fd-find
   [trash-put]=trash-cli
   [/usr/bin/time]=time
+  [busybox]=busybox
+  [sudo]=sudo
+  [zsh]=zsh
 )
 
 install_peers() {
