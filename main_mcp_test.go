@@ -262,3 +262,54 @@ func pidsWith(marker string) []string {
 	}
 	return pids
 }
+
+// The guard holds for MCP calls as for CLI calls: a denied call and an
+// approval-required one answer isError with what to do; after a person
+// runs `mcode approve ID`, the same call sent again runs, once.
+func TestMCPServeGuard(t *testing.T) {
+	c := mcodeCmd(t, "mcp", "serve")
+	cfg := "guard:\n  rules:\n    - {tool: datetime, action: require_approval}\n    - {tool: glob, action: deny}\n"
+	if err := os.WriteFile(filepath.Join(c.Dir, ".mcode.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectServe(t, c)
+	ctx := context.Background()
+	call := func(name string) (*mcp.CallToolResult, string) {
+		t.Helper()
+		args := map[string]any{}
+		if name == "glob" {
+			args["pattern"] = "*"
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		for _, ct := range res.Content {
+			if tc, ok := ct.(*mcp.TextContent); ok {
+				text += tc.Text
+			}
+		}
+		return res, text
+	}
+	if res, text := call("glob"); !res.IsError || !strings.Contains(text, "error: denied: ") {
+		t.Errorf("denied glob: isError=%v %q", res.IsError, text)
+	}
+	res, text := call("datetime")
+	sc, _ := res.StructuredContent.(map[string]any)
+	id, _ := sc["approval_id"].(string)
+	if !res.IsError || id == "" || !strings.Contains(text, "error: approval_required: ") || !strings.Contains(text, "mcode approve "+id) {
+		t.Fatalf("approval required: isError=%v structured=%v text=%q", res.IsError, res.StructuredContent, text)
+	}
+	approve := mcodeCmd(t, "approve", id)
+	approve.Dir, approve.Env = c.Dir, c.Env
+	if out, err := approve.CombinedOutput(); err != nil {
+		t.Fatalf("mcode approve %s: %v\n%s", id, err, out)
+	}
+	if res, text := call("datetime"); res.IsError {
+		t.Fatalf("approved call: %q", text)
+	}
+	if res, _ := call("datetime"); !res.IsError {
+		t.Error("the approval ran the call twice")
+	}
+}
