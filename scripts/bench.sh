@@ -296,6 +296,9 @@ if want P17; then
   RUNS=3 bench P17 "1,000 reads over mcp serve (stdio)" "$client 1000" \
     "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
   RUNS=5 bench P17c "  the client alone: 1 read" "$client 1" "1 mcode read" "$MCODE read $work/p17.go"
+  go build -o "$work/mcpbench" ./internal/mcpbench
+  RUNS=3 bench P17g "  the same from the go-sdk client" "$work/mcpbench $MCODE $work/p17.go 1000" \
+    "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
   per_call=$(awk -F, '$1=="mcode" {print $4}' "$work/P17.csv")
   one=$(awk -F, '$1=="mcode" {print $4}' "$work/P17c.csv")
   inproc=$(go test -run '^$' -bench 'BenchmarkMCPRead/dispatch' -benchtime 2000x ./cmd 2>/dev/null | awk '/ns\/op/ {print $3}')
