@@ -155,9 +155,20 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 	// them first.
 	defer context.AfterFunc(ctx, s.cancel)()
 	t := &orderedTransport{inner: &lineTransport{r: in, w: out}, s: s}
-	err := s.mcp.Run(ctx, t)
-	if ctx.Err() != nil {
-		return nil // SIGINT or SIGTERM: a normal end
+	// Run, without its error log line for a cancelled context: a signal
+	// is the normal end of a server.
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return err
 	}
-	return err
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-ended
+		return nil
+	}
 }
