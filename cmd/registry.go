@@ -10,6 +10,8 @@ import (
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
+	"github.com/mcode-dev/mcode/pkg/extract"
+	"github.com/mcode-dev/mcode/pkg/filetype"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/search"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -41,6 +43,8 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		trash.EmptyTool(),
 		trash.PutTool(),
 		datetime.Tool(),
+		extract.Tool(),
+		filetype.Tool(),
 	}
 }
 

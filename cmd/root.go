@@ -75,6 +75,8 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 	root.AddCommand(
 		NewCmdDatetime(f, nil),
 		NewCmdRead(f, nil),
+		NewCmdExtract(f, nil),
+		NewCmdFiletype(f, nil),
 		NewCmdRm(f, nil),
 		NewCmdTrash(f, nil),
 		NewCmdShim(f),

@@ -305,6 +305,27 @@ if want P17; then
   rows+=("P17  per call over MCP: $(awk -v a="$per_call" -v b="$one" 'BEGIN {printf "%.3f", (a-b)*1000/999}') ms; in-process read: $(awk -v n="$inproc" 'BEGIN {printf "%.3f", n/1e6}') ms (target: <= 1 ms added)")
   echo "${rows[-1]}" >&2
 fi
+if want P16; then
+  # A 200-page document (about 500 words a page: headings, paragraphs,
+  # lists, tables) made with pandoc, and its PDF made by LibreOffice.
+  need pandoc pdftotext soffice
+  big_md=$work/big.md
+  python3 - "$big_md" <<'PY'
+import sys
+words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+with open(sys.argv[1], "w") as f:
+    for page in range(1, 201):
+        f.write("# Chapter %d\n\n" % page)
+        for para in range(4):
+            f.write(" ".join(words[(page + para + i) % len(words)] for i in range(110)) + ".\n\n")
+        f.write("- first item of %d\n- second item\n\n| key | value |\n|---|---|\n| a | %d |\n| b | %d |\n\n" % (page, page, page * 2))
+PY
+  pandoc "$big_md" -o "$work/big.docx"
+  (cd "$work" && soffice -env:UserInstallation=file://$work/lo-profile --headless --convert-to pdf big.docx >/dev/null 2>&1)
+  bench P16 "mcode read big.docx (200 pages)" "$MCODE read $work/big.docx" "pandoc -t markdown" "pandoc -t markdown $work/big.docx"
+  bench P16w "  whole text: mcode extract big.docx" "$MCODE extract $work/big.docx" "pandoc -t markdown" "pandoc -t markdown $work/big.docx"
+  bench P16p "mcode extract big.pdf ($(pdfinfo "$work/big.pdf" 2>/dev/null | awk '/^Pages:/ {print $2}') pages)" "$MCODE extract $work/big.pdf" "pdftotext big.pdf -" "pdftotext $work/big.pdf -"
+fi
 
 echo >&2
 echo "runs=$RUNS, median of each; ratio = mcode / peer (lower is better); RSS = peak KiB of one run" >&2

@@ -14,12 +14,27 @@ declare -A MCODE_PEERS=(
   [busybox]=busybox
   [sudo]=sudo
   [zsh]=zsh
+  [pandoc]=pandoc
+  [pdftotext]=poppler-utils
+  [file]=file
+  [soffice]="libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui"
+)
+
+# python3 module (of Debian's /usr/bin/python3) -> Debian package
+declare -A MCODE_PY_PEERS=(
+  [docx]=python3-docx
+  [openpyxl]=python3-openpyxl
 )
 
 install_peers() {
   local missing=() cmd
   for cmd in "$@"; do
-    command -v "$cmd" >/dev/null 2>&1 || missing+=("${MCODE_PEERS[$cmd]:-$cmd}")
+    # shellcheck disable=SC2206 # a value may name several packages
+    command -v "$cmd" >/dev/null 2>&1 || missing+=(${MCODE_PEERS[$cmd]:-$cmd})
+  done
+  local mod
+  for mod in "${!MCODE_PY_PEERS[@]}"; do
+    /usr/bin/python3 -c "import $mod" >/dev/null 2>&1 || missing+=("${MCODE_PY_PEERS[$mod]}")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
