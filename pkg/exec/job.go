@@ -55,7 +55,7 @@ func startJob(spec jobSpec) (*job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the output spool: %w", err)
 	}
-	r, w, err := os.Pipe()
+	r, w, err := proctree.BlockingPipe()
 	if err != nil {
 		spool.Close()
 		return nil, err

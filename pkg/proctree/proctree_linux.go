@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -240,6 +241,26 @@ func ForceKill(pid int) {
 func Reap(pid int) {
 	var ws unix.WaitStatus
 	_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+}
+
+// BlockingPipe is a pipe whose ends block, outside Go's poller: a reader
+// that only ever waits on it spends one read per chunk instead of a read,
+// a poll and a wake-up through the scheduler. Its reads take no deadline.
+func BlockingPipe() (r, w *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+}
+
+// Pause sleeps in the kernel, without a Go timer: a pause of
+// microseconds then costs one system call and no wake-up of another
+// thread.
+func Pause(d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+	}
 }
 
 // GrowPipe enlarges a pipe's buffer so a chatty command blocks less often

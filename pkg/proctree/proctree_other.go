@@ -5,6 +5,7 @@ package proctree
 import (
 	"os"
 	"syscall"
+	"time"
 )
 
 // Off Linux there is no child subreaper and no /proc: a job is its main
@@ -60,6 +61,10 @@ func ForceKill(pid int) {
 }
 
 func Reap(pid int) {}
+
+func BlockingPipe() (r, w *os.File, err error) { return os.Pipe() }
+
+func Pause(d time.Duration) { time.Sleep(d) }
 
 func GrowPipe(f *os.File, size int) {}
 
