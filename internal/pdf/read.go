@@ -67,6 +67,7 @@ import (
 	"crypto/md5"
 	"crypto/rc4"
 	"encoding/ascii85"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -1063,7 +1064,7 @@ func (r *Reader) initEncrypt(password string) error {
 	return nil
 }
 
-var ErrInvalidPassword = fmt.Errorf("encrypted PDF: invalid password")
+var ErrInvalidPassword = errors.New("encrypted PDF: invalid password")
 
 func okayV4(encrypt dict) bool {
 	cf, ok := encrypt["CF"].(dict)
