@@ -72,17 +72,19 @@ func (c *capture) run() {
 		// Only this goroutine moves end, so it reads it without the
 		// lock; the bytes a read fills are in no tail.
 		end := c.end
-		n, err := c.r.Read(c.buf[end:min(len(c.buf), end+readBufferSize)])
+		room := c.buf[end:min(len(c.buf), end+readBufferSize)]
+		n, err := c.r.Read(room)
 		if n > 0 {
 			c.add(end, n)
 		}
 		if err != nil {
 			break
 		}
-		if n >= floodRead {
-			// A command writing that fast would wake this reader for
-			// every write it makes; a pause lets the pipe fill, and the
-			// next read takes many writes at once.
+		if n >= floodRead && n < len(room) {
+			// The pipe is empty and the command writes fast: it would
+			// wake this reader for every write it makes. A pause lets
+			// the pipe fill, and the next read takes many writes at
+			// once. (A full read leaves more to read at once.)
 			proctree.Pause(floodPause)
 		}
 	}
