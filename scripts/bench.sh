@@ -4,7 +4,8 @@
 # prints one table of medians, ratios, peak RSS and result counts.
 #   scripts/bench.sh            every case
 #   scripts/bench.sh P1 P8      only those cases
-# Env: RUNS (default 10), BENCH_DIR (default a temp dir, removed after).
+# Env: RUNS (default 10), BENCH_DIR (default a temp dir, removed after),
+# MCODE_BIN (a binary to time instead of one built from this tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -28,8 +29,9 @@ work=${BENCH_DIR:-$(mktemp -d)}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"
 export MCODE_HOME=$work/mcode-home
-scripts/build.sh "$work/mcode" 2>/dev/null
-MCODE=$work/mcode
+# MCODE_BIN times a binary already built (say, of an earlier commit).
+MCODE=${MCODE_BIN:-$work/mcode}
+[ -n "${MCODE_BIN:-}" ] || scripts/build.sh "$MCODE" 2>/dev/null
 
 # median_ms CSV NAME: the median of one command in a hyperfine CSV, in ms.
 median_ms() { awk -F, -v n="$2" '$1==n {printf "%.2f", $4*1000}' "$1"; }
@@ -106,6 +108,33 @@ search_corpus() {
     echo 'API_KEY=bench' >.env
   )
 }
+# The same tree as a real clone with a large index, like moby: cloned from
+# a local bare copy after a commit that tracks a few thousand more files
+# under default-excluded folders (build/, out/) and under vendor/, so a
+# walk has to ask the index what git tracks there. Built once per run.
+clone=$work/goclone
+clone_corpus() {
+  [ -d "$clone/.git" ] && return 0
+  search_corpus
+  rm -rf "$work/goclone.git" "$work/goclone.tmp" "$clone"
+  git clone -q --bare "$corpus" "$work/goclone.git"
+  git clone -q "$work/goclone.git" "$work/goclone.tmp"
+  (
+    cd "$work/goclone.tmp"
+    mkdir -p build out vendor
+    cp -r src/crypto build/crypto
+    cp -r src/runtime out/runtime
+    cp -r src/cmd/vendor vendor/cmd
+    git add build out vendor
+    git -c user.name=bench -c user.email=bench@localhost commit -qm 'tracked files under excluded folders'
+    git push -q origin HEAD
+  )
+  rm -rf "$work/goclone.tmp"
+  git clone -q "$work/goclone.git" "$clone"
+  mkdir -p "$clone/node_modules/dep"
+  cp -r "$clone/src/net" "$clone/node_modules/dep/"
+  echo 'API_KEY=bench' >"$clone/.env"
+}
 # The ripgrep and fd flags that apply mcode's rules: hidden files, files
 # over 1 MiB skipped, default excludes that git does not track (only
 # node_modules/ and .git/ here), and pkg/sensitive's list.
@@ -178,6 +207,14 @@ fi
 if want P2; then
   sbench P2 "glob '**/*.go'" "glob '**/*.go'" "fd -e go" "fdfind -e go -t f $fdr"
   sbench P2r "glob '**/*.go'" "glob '**/*.go'" "rg --files" "rg --files -g '*.go' $rgw"
+fi
+if want P2g; then
+  clone_corpus
+  fdr=$(printf "'%s' " "${fd_rules[@]}")
+  # sbench runs in $corpus: point it at the clone for this case.
+  tree=$corpus corpus=$clone
+  sbench P2g "glob '**/*.go', clone with a large index" "glob '**/*.go'" "fd -e go" "fdfind -e go -t f $fdr"
+  corpus=$tree
 fi
 if want P3; then
   sbench P3 "grep -F rare literal (files)" "grep -F 'xyzzyNotHere'" "rg -l -F" "rg -l -F $rgr 'xyzzyNotHere'"
