@@ -112,13 +112,21 @@ func (d *Def) Run(ctx context.Context, env *tool.Env, environ []string, rawArgs 
 	}
 	// Whatever is left of the tree goes with the call: on a stop, the
 	// whole of it; after a normal exit, what the program left behind.
-	members := func() []proctree.Proc { return jobMembers(cmd.Process.Pid, job, since) }
-	left := members()
-	killed := len(left)
+	// Every process seen while stopping counts: one caught in the middle
+	// of an exec may be missed by the first look and found by the next.
+	stoppedPIDs := map[int]bool{}
+	members := func() []proctree.Proc {
+		m := jobMembers(cmd.Process.Pid, job, since)
+		for _, p := range m {
+			stoppedPIDs[p.PID] = true
+		}
+		return m
+	}
 	var survivors []proctree.Ref
-	if killed > 0 {
+	if len(members()) > 0 {
 		survivors = proctree.Stop(members, StopGrace)
 	}
+	killed := len(stoppedPIDs)
 	if stopped {
 		waitErr = <-exited
 	}

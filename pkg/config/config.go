@@ -26,6 +26,8 @@ type Config struct {
 	Read                 Read                 `mapstructure:"read"`
 	Tools                Tools                `mapstructure:"tools"`
 	Skills               Skills               `mapstructure:"skills"`
+	Serve                Serve                `mapstructure:"serve"`
+	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
 }
 
@@ -243,6 +245,23 @@ type Skills struct {
 // already use.
 var DefaultSkillDirs = []string{"./.mcode/skills", "$XDG_CONFIG_HOME/mcode/skills", "./.claude/skills", "~/.claude/skills"}
 
+// Serve configures mcode mcp serve.
+type Serve struct {
+	// Token is the HTTP bearer token (MCODE_SERVE_TOKEN wins over it);
+	// empty: one is generated at start into MCODE_HOME/serve/token.
+	Token string `mapstructure:"token"`
+}
+
+// Batch configures mcode batch.
+type Batch struct {
+	// MaxParallel bounds the calls a batch runs at once; 0 is the CPU
+	// count. At most BatchMaxParallel.
+	MaxParallel int `mapstructure:"maxParallel"`
+}
+
+// BatchMaxParallel is the most calls a batch runs at once.
+const BatchMaxParallel = 8
+
 // Defaults is the configuration when nothing is set.
 func Defaults() Config {
 	return Config{
@@ -363,6 +382,10 @@ func (c *Config) Validate() []FieldError {
 	for i, t := range c.Tools.Custom {
 		errs = append(errs, t.Check(fmt.Sprintf("tools.custom[%d]", i))...)
 	}
+	if c.Batch.MaxParallel < 0 || c.Batch.MaxParallel > BatchMaxParallel {
+		errs = append(errs, FieldError{Key: "batch.maxParallel", Expected: fmt.Sprintf("a number from 1 to %d, or 0 for the CPU count (at most %d)", BatchMaxParallel, BatchMaxParallel), Got: c.Batch.MaxParallel})
+	}
+
 	errs = append(errs, c.validateMcp()...)
 	if c.McpToolSearch.ThresholdPct < 0 || c.McpToolSearch.ThresholdPct > 1 {
 		errs = append(errs, FieldError{Key: "mcpToolSearch.thresholdPct", Expected: "a fraction between 0 and 1 (0.15 is 15%)", Got: c.McpToolSearch.ThresholdPct})

@@ -60,13 +60,13 @@ type LoadResult struct {
 }
 
 var (
-	//go:embed list_description.md
+	//go:embed skill_list.md
 	listDescription string
-	//go:embed list_schema.json
+	//go:embed skill_list.schema.json
 	listSchema string
-	//go:embed load_description.md
+	//go:embed skill_load.md
 	loadDescription string
-	//go:embed load_schema.json
+	//go:embed skill_load.schema.json
 	loadSchema string
 )
 

@@ -107,13 +107,13 @@ type stored struct {
 }
 
 var (
-	//go:embed write_description.md
+	//go:embed todo_write.md
 	writeDescription string
-	//go:embed write_schema.json
+	//go:embed todo_write.schema.json
 	writeSchema string
-	//go:embed read_description.md
+	//go:embed todo_read.md
 	readDescription string
-	//go:embed read_schema.json
+	//go:embed todo_read.schema.json
 	readSchema string
 )
 
