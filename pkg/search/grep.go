@@ -138,8 +138,8 @@ type GrepResult struct {
 	Counts        []FileCount `json:"counts"`         // count mode
 	FilesSearched int         `json:"files_searched"` // files read and searched
 	Skipped       Skipped     `json:"skipped"`
-	IgnoredDirs   []string    `json:"ignored_dirs"` // a few folders skipped by ignore rules
-	Offset        int         `json:"offset"`              // entries skipped before these (--offset)
+	IgnoredDirs   []string    `json:"ignored_dirs"`          // a few folders skipped by ignore rules
+	Offset        int         `json:"offset"`                // entries skipped before these (--offset)
 	NextOffset    int         `json:"next_offset,omitempty"` // where the next page starts, when more remain
 	Note          string      `json:"note,omitempty"`
 	Hint          string      `json:"hint,omitempty"`
