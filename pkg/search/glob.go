@@ -32,6 +32,10 @@ type GlobParams struct {
 	Sort           string `json:"sort,omitempty"`
 	Limit          int    `json:"limit,omitempty"`
 	Type           string `json:"type,omitempty"`
+	// fd's flags.
+	Exclude   []string `json:"exclude,omitempty"`
+	Extension []string `json:"extension,omitempty"`
+	MaxDepth  int      `json:"max_depth,omitempty"`
 }
 
 // GlobSkipped counts what glob left out.
@@ -71,6 +75,8 @@ type globRun struct {
 	t       *target
 	prefix  string // the pattern's literal folder part ("" for none)
 	depth   int    // path segments the pattern spans; -1 with "**"
+	exclude *globFilter
+	exts    []string // ".go": lower case, as fd matches them
 	workers []globWorker
 	walk    *walker
 }
@@ -89,11 +95,23 @@ func normalizeGlob(p *GlobParams) error {
 		return (&tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("invalid glob pattern %q: unclosed [ or {, or a trailing \\", p.Pattern)}).
 			WithHint(`use doublestar syntax: * within a folder, ** across folders, ? one character, [abc], {a,b}`)
 	}
-	if p.Type == "" {
+	switch p.Type {
+	case "", "f":
 		p.Type = TypeFile
+	case "d":
+		p.Type = TypeDir
+	}
+	if p.MaxDepth < 0 {
+		return tool.Errorf(tool.CodeInvalidArgs, "max_depth %d: use 1 or more (0: no limit)", p.MaxDepth)
+	}
+	for _, e := range p.Extension {
+		if strings.TrimPrefix(e, ".") == "" || strings.Contains(e, "/") {
+			return (&tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("extension %q is not a file extension", e)}).
+				WithHint(`pass the extension alone, e.g. --extension go`)
+		}
 	}
 	if p.Type != TypeFile && p.Type != TypeDir {
-		return tool.Errorf(tool.CodeInvalidArgs, "type %q: use file or dir", p.Type)
+		return tool.Errorf(tool.CodeInvalidArgs, "type %q: use file (f) or dir (d)", p.Type)
 	}
 	if strings.HasSuffix(pat, "/") {
 		folder := strings.TrimRight(pat, "/")
@@ -134,6 +152,16 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 			WithHint("pass the folder to search as path")
 	}
 	g := &globRun{p: p, t: t, depth: -1}
+	var excludes []string
+	for _, e := range p.Exclude {
+		excludes = append(excludes, "!"+strings.TrimPrefix(e, "!"))
+	}
+	if g.exclude, err = newGlobFilter(excludes); err != nil {
+		return nil, err
+	}
+	for _, e := range p.Extension {
+		g.exts = append(g.exts, "."+strings.ToLower(strings.TrimPrefix(e, ".")))
+	}
 	if base, _ := doublestar.SplitPattern(p.Pattern); base != "." && !strings.Contains(base, "\\") {
 		g.prefix = base
 	}
@@ -159,11 +187,32 @@ func (g *globRun) enterDir(rel, name string) bool {
 	if g.depth >= 0 && strings.Count(r, "/")+1 >= g.depth {
 		return false
 	}
-	return true
+	if g.p.MaxDepth > 0 && strings.Count(r, "/")+1 >= g.p.MaxDepth {
+		return false
+	}
+	return g.exclude.dir(r, name)
 }
 
 func (g *globRun) wantFile(rel, name string) bool {
-	return g.p.Type == TypeFile && doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel))
+	r := g.t.fromRoot(rel)
+	return g.p.Type == TypeFile && doublestar.MatchUnvalidated(g.p.Pattern, r) && g.fdFilters(r, name) && g.exclude.file(r, name)
+}
+
+// fdFilters are fd's --extension and --max-depth.
+func (g *globRun) fdFilters(r, name string) bool {
+	if g.p.MaxDepth > 0 && strings.Count(r, "/")+1 > g.p.MaxDepth {
+		return false
+	}
+	if len(g.exts) == 0 {
+		return true
+	}
+	lower := strings.ToLower(name)
+	for _, e := range g.exts {
+		if strings.HasSuffix(lower, e) && len(lower) > len(e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *globRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {
@@ -171,7 +220,7 @@ func (g *globRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 }
 
 func (g *globRun) dir(wk *worker, d dirHandle, rel, name string) {
-	if doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel)) {
+	if r := g.t.fromRoot(rel); doublestar.MatchUnvalidated(g.p.Pattern, r) && g.fdFilters(r, name) && g.exclude.dir(r, name) {
 		g.add(wk, d, rel, name)
 	}
 }

@@ -144,3 +144,48 @@ func TestGrepOffsetPages(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobMatchesFd checks --exclude, --extension, --max-depth and
+// --type f|d against fd on the same tree.
+func TestGlobMatchesFd(t *testing.T) {
+	peer.Require(t, "fdfind", "fd-find")
+	root := flagsTree(t)
+	writeFiles(t, root, map[string]string{"g/sub/deep/UPPER.GO": "x\n", "g/sub/n.min.js": "x\n", "g/sub/n.js": "x\n", "d/gen/x.go": "x\n"})
+	env := testEnv(root, t.TempDir())
+	for _, c := range []struct {
+		flags []string
+		p     GlobParams
+	}{
+		{[]string{"-e", "go"}, GlobParams{Extension: []string{"go"}}},
+		{[]string{"-e", "go", "-e", "js"}, GlobParams{Extension: []string{"go", ".js"}}},
+		{[]string{"-e", "min.js"}, GlobParams{Extension: []string{"min.js"}}},
+		{[]string{"--max-depth", "1"}, GlobParams{MaxDepth: 1}},
+		{[]string{"--max-depth", "2", "-t", "f"}, GlobParams{MaxDepth: 2, Type: "f"}},
+		{[]string{"--max-depth", "2", "-t", "d"}, GlobParams{MaxDepth: 2, Type: "d"}},
+		{[]string{"-t", "d"}, GlobParams{Type: "d"}},
+		{[]string{"-t", "d", "--exclude", "sub"}, GlobParams{Type: "d", Exclude: []string{"sub"}}},
+		{[]string{"--exclude", "*.min.js", "--exclude", "g/sub/deep"}, GlobParams{Exclude: []string{"*.min.js", "g/sub/deep"}}},
+		{[]string{"--exclude", "d", "-e", "go"}, GlobParams{Exclude: []string{"d"}, Extension: []string{"go"}}},
+		{[]string{"--exclude", "*.txt", "--max-depth", "1"}, GlobParams{Exclude: []string{"*.txt"}, MaxDepth: 1}},
+	} {
+		p := c.p
+		p.Pattern, p.Limit = "**", GlobMaxLimit
+		if p.Type == "" {
+			p.Type = "f"
+			c.flags = append(c.flags, "-t", "f")
+		}
+		res := glob(t, env, p)
+		var want []string
+		for _, l := range strings.Split(run(t, root, "fdfind", append([]string{"--hidden", "--no-ignore", "--color", "never"}, c.flags...)...), "\n") {
+			if l != "" {
+				want = append(want, strings.TrimSuffix(l, "/"))
+			}
+		}
+		slices.Sort(want)
+		got := slices.Clone(res.Paths)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("fd %v:\n%s", c.flags, diffLists(want, got))
+		}
+	}
+}
