@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/textenc"
@@ -183,9 +184,12 @@ type grepRun struct {
 	// decoded text from the bytes, having non-ASCII text or a Unicode
 	// class. Otherwise the bytes match the same lines, and only the lines
 	// shown are decoded (clipLine).
-	decode  bool
-	globs   *globFilter
-	types   *typeFilter
+	decode bool
+	globs  *globFilter
+	types  *typeFilter
+	// found is set at the first match of a quiet search, which then
+	// stops: grep -q needs only to know there is one.
+	found   atomic.Bool
 	workers []grepWorker
 	walk    *walker
 }
@@ -324,7 +328,9 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	} else {
 		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	}
-	return g.result(complete), nil
+	res := g.result(complete || g.found.Load())
+	res.AtLeast = res.AtLeast || g.found.Load()
+	return res, nil
 }
 
 // searchOne searches the file named as the path (globs do not apply to it).
@@ -432,6 +438,10 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int6
 	}
 	if hit.count == 0 {
 		return
+	}
+	if g.p.Quiet {
+		g.found.Store(true)
+		g.walk.stop.Store(true)
 	}
 	gw.matchFiles++
 	gw.matchLines += hit.count

@@ -189,3 +189,22 @@ func TestGlobMatchesFd(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepQuietStopsAtFirstMatch: -q needs one match; the search stops
+// there, complete rather than cut short, its total a lower bound.
+func TestGrepQuietStopsAtFirstMatch(t *testing.T) {
+	root := flagsTree(t)
+	many := map[string]string{}
+	for i := range 300 {
+		many[fmt.Sprintf("many/%02d/%d.txt", i%30, i)] = "foo\n"
+	}
+	writeFiles(t, root, many)
+	env := testEnv(root, t.TempDir())
+	res := grep(t, env, GrepParams{Pattern: "foo", Quiet: true})
+	if res.Total < 1 || !res.AtLeast || res.Partial || res.FilesSearched >= 100 {
+		t.Errorf("quiet: total %d at_least %v partial %v searched %d", res.Total, res.AtLeast, res.Partial, res.FilesSearched)
+	}
+	if res := grep(t, env, GrepParams{Pattern: "nowhere", Quiet: true}); res.Total != 0 || res.AtLeast || res.FilesSearched != 311 {
+		t.Errorf("quiet, no match: total %d at_least %v searched %d", res.Total, res.AtLeast, res.FilesSearched)
+	}
+}
