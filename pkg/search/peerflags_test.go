@@ -208,3 +208,28 @@ func TestGrepQuietStopsAtFirstMatch(t *testing.T) {
 		t.Errorf("quiet, no match: total %d at_least %v searched %d", res.Total, res.AtLeast, res.FilesSearched)
 	}
 }
+
+// TestFileTypesMatchRipgrep: every type name is rg's (rb aside, ruby by
+// the name models use), with rg's globs, sorted for the lookup.
+func TestFileTypesMatchRipgrep(t *testing.T) {
+	peer.Require(t, "rg", "ripgrep")
+	list := map[string]string{}
+	for _, l := range strings.Split(run(t, t.TempDir(), "rg", "--no-config", "--type-list"), "\n") {
+		if name, globs, ok := strings.Cut(l, ": "); ok {
+			list[name] = globs
+		}
+	}
+	names := FileTypeNames()
+	if !slices.IsSorted(names) {
+		t.Errorf("fileTypes is not sorted: %v", names)
+	}
+	for _, ft := range fileTypes {
+		name := ft.name
+		if name == "rb" {
+			name = "ruby"
+		}
+		if got := strings.Join(ft.globs, ", "); list[name] != got {
+			t.Errorf("type %s: %q, rg: %q", ft.name, got, list[name])
+		}
+	}
+}
