@@ -244,7 +244,7 @@ func fetcher(env *tool.Env, maxSize int64) *Fetcher {
 // VerifyTool is artifact_verify.
 func VerifyTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: VerifyName, Mode: tool.Parallel, Tier: tool.Extension, Timeout: VerifyTimeout,
+		Name: VerifyName, Mode: tool.Parallel, Timeout: VerifyTimeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: verifyDescription, Schema: verifySchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p VerifyParams) (*tool.Response, error) {
@@ -284,7 +284,7 @@ func fileError(display, abs string, err error) error {
 // FetchTool is artifact_fetch.
 func FetchTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: FetchName, Mode: tool.Sequential, Tier: tool.Extension, Timeout: FetchTimeout,
+		Name: FetchName, Mode: tool.Sequential, Timeout: FetchTimeout,
 		Facts:       tool.Facts{Idempotent: true, OpenWorld: true},
 		Description: fetchDescription, Schema: fetchSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p FetchParams) (*tool.Response, error) {
@@ -355,7 +355,7 @@ func placeCopy(src, dest string) error {
 // ExtractTool is artifact_extract.
 func ExtractTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: ExtractName, Mode: tool.Sequential, Tier: tool.Extension, Timeout: ExtractTimeout,
+		Name: ExtractName, Mode: tool.Sequential, Timeout: ExtractTimeout,
 		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Description: extractDescription, Schema: extractSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ExtractParams) (*tool.Response, error) {
@@ -433,7 +433,7 @@ func renderExtract(r *ExtractResult) string {
 // SyncTool is artifact_sync.
 func SyncTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: SyncName, Mode: tool.Sequential, Tier: tool.Extension, Timeout: FetchTimeout,
+		Name: SyncName, Mode: tool.Sequential, Timeout: FetchTimeout,
 		Facts:       tool.Facts{Destructive: true, Idempotent: true, OpenWorld: true},
 		Description: syncDescription, Schema: syncSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p SyncParams) (*tool.Response, error) {

@@ -77,6 +77,9 @@ type globRun struct {
 	depth   int    // path segments the pattern spans; -1 with "**"
 	exclude *globFilter
 	exts    []string // ".go": lower case, as fd matches them
+	// suffix is set for the commonest pattern, "**/*" and a plain ending
+	// ("**/*.go"): it matches exactly the paths whose name ends so.
+	suffix  string
 	workers []globWorker
 	walk    *walker
 }
@@ -168,6 +171,7 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 	if !strings.Contains(p.Pattern, "**") {
 		g.depth = strings.Count(p.Pattern, "/") + 1
 	}
+	g.suffix = anyNameEnding(p.Pattern)
 	n := workerCount()
 	g.workers = make([]globWorker, n)
 	g.walk = newWalker(t.base, t.git, n, g)
@@ -193,26 +197,46 @@ func (g *globRun) enterDir(rel, name string) bool {
 	return g.exclude.dir(r, name)
 }
 
-func (g *globRun) wantFile(rel, name string) bool {
-	r := g.t.fromRoot(rel)
-	return g.p.Type == TypeFile && doublestar.MatchUnvalidated(g.p.Pattern, r) && g.fdFilters(r, name) && g.exclude.file(r, name)
+// anyNameEnding is LIT for a pattern "**/*LIT" whose LIT has no wildcard
+// or separator, else "". Such a pattern matches a path, at any depth, iff
+// its last name ends in LIT: a suffix test stands in for doublestar.
+func anyNameEnding(pattern string) string {
+	lit, ok := strings.CutPrefix(pattern, "**/*")
+	if !ok || lit == "" || strings.ContainsAny(lit, "*?[]{}\\/") {
+		return ""
+	}
+	return lit
 }
 
-// fdFilters are fd's --extension and --max-depth.
-func (g *globRun) fdFilters(r, name string) bool {
+func (g *globRun) wantFile(rel, name string) bool {
+	if g.p.Type != TypeFile {
+		return false
+	}
+	if g.suffix != "" {
+		return strings.HasSuffix(name, g.suffix) && g.fdFilters(rel, name, false)
+	}
+	return doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel)) && g.fdFilters(rel, name, false)
+}
+
+// fdFilters are fd's --extension, --max-depth and --exclude.
+func (g *globRun) fdFilters(rel, name string, dir bool) bool {
+	if g.p.MaxDepth == 0 && g.exclude == nil && len(g.exts) == 0 {
+		return true
+	}
+	r := g.t.fromRoot(rel)
 	if g.p.MaxDepth > 0 && strings.Count(r, "/")+1 > g.p.MaxDepth {
 		return false
 	}
-	if len(g.exts) == 0 {
-		return true
-	}
-	lower := strings.ToLower(name)
-	for _, e := range g.exts {
-		if strings.HasSuffix(lower, e) && len(lower) > len(e) {
-			return true
+	if len(g.exts) > 0 {
+		lower := strings.ToLower(name)
+		if !slices.ContainsFunc(g.exts, func(e string) bool { return strings.HasSuffix(lower, e) && len(lower) > len(e) }) {
+			return false
 		}
 	}
-	return false
+	if dir {
+		return g.exclude.dir(r, name)
+	}
+	return g.exclude.file(r, name)
 }
 
 func (g *globRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {
@@ -220,7 +244,7 @@ func (g *globRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 }
 
 func (g *globRun) dir(wk *worker, d dirHandle, rel, name string) {
-	if r := g.t.fromRoot(rel); doublestar.MatchUnvalidated(g.p.Pattern, r) && g.fdFilters(r, name) && g.exclude.dir(r, name) {
+	if doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel)) && g.fdFilters(rel, name, true) {
 		g.add(wk, d, rel, name)
 	}
 }
