@@ -29,7 +29,10 @@ func NewCmdGlob(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	fl.Bool("include-ignored", false, "also list ignored paths, when the pattern names a folder or file (never secrets)")
 	enumFlag(c, &sort, "sort", "", search.SortPath, []string{search.SortPath, search.SortModified}, "order")
 	fl.Int("limit", search.GlobDefaultLimit, "most paths to return")
-	enumFlag(c, &typ, "type", "", search.TypeFile, []string{search.TypeFile, search.TypeDir}, "what to list")
+	enumFlag(c, &typ, "type", "t", search.TypeFile, []string{search.TypeFile, search.TypeDir, "f", "d"}, "what to list")
+	fl.StringArray("exclude", nil, `leave out paths matching this glob, repeatable: "*.min.js", "vendor", "src/gen"`)
+	fl.StringArrayP("extension", "e", nil, "only names with this extension (any case), repeatable: -e go -e mod")
+	fl.Int("max-depth", 0, "descend at most N folders (1: the folder's own entries)")
 	addArgsFlag(c, opts)
 	return c
 }

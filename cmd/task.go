@@ -16,10 +16,11 @@ func NewCmdTask(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	}
 	c.AddCommand(
 		taskCommand(f, runF, exec.TaskListName, "list", "List background tasks, newest first", "  mcode task list", cobra.NoArgs, nil),
-		taskCommand(f, runF, exec.TaskOutputName, "output ID [flags]", "Print a task's output so far and its status",
-			"  mcode task output b1a2b3c4\n  mcode task output b1a2b3c4 --offset 4096 --wait 30", cobra.ExactArgs(1),
+		taskCommand(f, runF, exec.TaskOutputName, "output ID [flags]", "Print what a task wrote since the last read, and its status",
+			"  mcode task output b1a2b3c4          # what is new since the last read\n  mcode task output b1a2b3c4 --all\n  mcode task output b1a2b3c4 --offset 4096 --wait 30", cobra.ExactArgs(1),
 			func(c *cobra.Command) {
 				c.Flags().Int64("offset", 0, "byte offset in the output to read from (a previous next_offset)")
+				c.Flags().Bool("all", false, "the whole output so far, not only what is new since the last read")
 				secondsFlag(c, "wait", "wait up to `seconds` for the task to end first")
 			}),
 		taskCommand(f, runF, exec.TaskWaitName, "wait ID", "Wait for a task to end and print its output and exit status",

@@ -219,6 +219,7 @@ fi
 if want P3; then
   sbench P3 "grep -F rare literal (files)" "grep -F 'xyzzyNotHere'" "rg -l -F" "rg -l -F $rgr 'xyzzyNotHere'"
   sbench P3c "grep -F common literal (files)" "grep -F 'return err'" "rg -l -F" "rg -l -F $rgr 'return err'"
+  sbench P3q "grep -q common literal (stops at the first)" "grep -q -F 'return err'" "rg -q -F" "rg -q -F $rgr 'return err'"
 fi
 if want P4; then
   sbench P4 "grep -i literal (files)" "grep -i 'deadline'" "rg -i -l" "rg -i -l $rgr 'deadline'"
@@ -226,6 +227,7 @@ fi
 if want P5; then
   sbench P5 "grep regex with a literal (files)" "grep 'func \w+Context\('" "rg -l" "rg -l $rgr 'func \w+Context\('"
   sbench P5a "grep alternation foo|bar (files)" "grep 'foo|bar'" "rg -l" "rg -l $rgr 'foo|bar'"
+  sbench P5w "grep -w -t go word (files)" "grep -w -t go 'ctx'" "rg -w -t go -l" "rg -w -t go -l $rgr 'ctx'"
 fi
 if want P6; then
   sbench P6 "grep regex, no long literal (count)" "grep '\w+_\w+\(' --mode count" "rg -c" "rg -c $rgr '\w+_\w+\('"

@@ -7,7 +7,9 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -255,7 +257,7 @@ func TestTaskOutputPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := str(r, "task_id")
-	out, o, err := inProcess(t, env, TaskOutputName, map[string]any{"task_id": id, "wait": 30})
+	out, o, err := inProcess(t, env, TaskOutputName, map[string]any{"task_id": id, "wait": 30, "all": true})
 	if err != nil || str(o, "status") != StatusExited || !strings.Contains(out, "lines, ") || o["complete"] != false {
 		t.Fatalf("summary: %v %v", o, err)
 	}
@@ -283,6 +285,82 @@ func TestTaskOutputPages(t *testing.T) {
 	out, _, _ = inProcess(t, env, TaskOutputName, map[string]any{"task_id": id, "offset": offset})
 	if !strings.Contains(out, fmt.Sprintf("(no output after offset %d)", int(offset))) {
 		t.Errorf("past the end: %q", out)
+	}
+}
+
+// TestTaskOutputNewSinceLastRead follows a task as Claude Code's
+// BashOutput does: each read without an offset returns what came after
+// the last one, readers running at once never get the same bytes, and the
+// pieces put together are the whole output.
+func TestTaskOutputNewSinceLastRead(t *testing.T) {
+	env := testEnv(t, nil)
+	_, r, err := inProcess(t, env, Name, map[string]any{"command": "seq 1 3000; sleep 0.3; seq 3001 40000", "background": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := str(r, "task_id")
+	type piece struct {
+		from int
+		text string
+	}
+	var mu sync.Mutex
+	var pieces []piece
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				out, o, err := inProcess(t, env, TaskOutputName, map[string]any{"task_id": id})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				notice := out[strings.LastIndex(out[:len(out)-1], "\n")+1:]
+				if !strings.HasPrefix(notice, "[task "+id+": ") {
+					t.Errorf("no closing line: %q", notice)
+					return
+				}
+				text := strings.TrimSuffix(out, notice)
+				if got := int(num(o, "next_offset") - num(o, "offset")); got != len(text) {
+					t.Errorf("offsets %v-%v for %d bytes", o["offset"], o["next_offset"], len(text))
+				}
+				if text != "" && !strings.Contains(notice, fmt.Sprintf("new output: bytes %d-%d", int(num(o, "offset")), int(num(o, "next_offset")))) {
+					t.Errorf("closing line %q does not say where", notice)
+				}
+				mu.Lock()
+				pieces = append(pieces, piece{int(num(o, "offset")), text})
+				mu.Unlock()
+				if o["complete"] == true {
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			t.Error("never complete")
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(pieces, func(a, b piece) int { return a.from - b.from })
+	var all strings.Builder
+	for _, p := range pieces {
+		if p.text == "" {
+			continue
+		}
+		if p.from != all.Len() {
+			t.Fatalf("a piece starts at %d, after %d bytes: read twice or skipped", p.from, all.Len())
+		}
+		all.WriteString(p.text)
+	}
+	want, _ := osexec.Command("sh", "-c", "seq 1 40000").Output()
+	if all.String() != string(want) {
+		t.Errorf("pieces put together differ from the output (%d vs %d bytes)", all.Len(), len(want))
+	}
+	out, o, _ := inProcess(t, env, TaskOutputName, map[string]any{"task_id": id})
+	if o["next_offset"] != o["offset"] || !strings.Contains(out, "no new output since byte") || !strings.Contains(out, "all output read") {
+		t.Errorf("after the end: %q", out)
+	}
+	if _, _, err := inProcess(t, env, TaskOutputName, map[string]any{"task_id": id, "all": true, "offset": 0}); err == nil {
+		t.Error("all with offset: no usage error")
 	}
 }
 

@@ -175,6 +175,9 @@ type TaskOutputParams struct {
 	TaskID string   `json:"task_id"`
 	Offset *int64   `json:"offset,omitempty"`
 	Wait   *float64 `json:"wait,omitempty"`
+	// All is the whole output (its start and end within the cap), not
+	// only what is new since the last read.
+	All bool `json:"all,omitempty"`
 }
 
 // TaskOutputResult is a task's state and where its output was read.
@@ -186,6 +189,10 @@ type TaskOutputResult struct {
 	NextOffset int64 `json:"next_offset"`
 	// Complete: the task has ended and everything up to NextOffset was read.
 	Complete bool `json:"complete"`
+	// Remaining is how many bytes of output follow NextOffset now.
+	Remaining int64 `json:"remaining"`
+	// Lines is how many lines this read returned (new-output reads).
+	Lines int `json:"lines"`
 }
 
 // TaskOutputTool is task_output.
@@ -206,11 +213,23 @@ func TaskOutputTool() *tool.Tool {
 			cancel()
 		}
 		res := TaskOutputResult{TaskInfo: t.info(time.Now())}
-		if p.Offset == nil {
+		if p.All && p.Offset != nil {
+			return nil, (&tool.Error{Code: tool.CodeUsage, Message: "all and offset both say where to read from"}).
+				WithHint("pass all for the whole output, offset to read from a byte offset, or neither for what is new")
+		}
+		if p.All {
 			resp, view := t.summary(res.TaskInfo, &res)
 			res.NextOffset = view.SpoolBytes
 			res.Complete = t.status != StatusRunning && !resp.Truncated
-			return resp, nil
+			return resp, t.moveCursor(res.NextOffset)
+		}
+		if p.Offset == nil {
+			var resp *tool.Response
+			err := t.readFromCursor(func(from int64) int64 {
+				resp = t.newOutput(&res, from)
+				return res.NextOffset
+			})
+			return resp, err
 		}
 		resp := &tool.Response{Result: &res}
 		header := statusHeader(res.TaskInfo)
@@ -222,13 +241,57 @@ func TaskOutputTool() *tool.Tool {
 			text = fmt.Sprintf("(no output after offset %d)", *p.Offset)
 		}
 		resp.Output = header + text
+		res.Remaining = size - next
 		if next < size {
 			resp.Truncated = true
 			resp.Continuation = &tool.Continuation{NextOffset: int(next),
 				Hint: fmt.Sprintf("more output follows: mcode task output %s --offset %d", t.meta.ID, next)}
 		}
-		return resp, nil
+		return resp, t.moveCursor(next)
 	})
+}
+
+// newOutput reads what the task wrote since from, the end of the last
+// read. Its text is the output alone, then a line saying where the read
+// was and what remains (the notices of -o text).
+func (t *task) newOutput(res *TaskOutputResult, from int64) *tool.Response {
+	const noticeRoom = 200 // the closing line
+	chunk, next, size := readChunk(spoolPath(t.dir), from, OutputCap-noticeRoom)
+	if size < from {
+		from = 0 // a cursor past the end: the output is not the one it was set on
+		chunk, next, size = readChunk(spoolPath(t.dir), from, OutputCap-noticeRoom)
+	}
+	res.Offset, res.NextOffset, res.Remaining = from, next, size-next
+	res.Complete = t.status != StatusRunning && next >= size
+	text := textenc.CleanTerminal(chunk)
+	res.Lines = strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		res.Lines++
+		text += "\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[task %s: %s; ", t.meta.ID, res.statusLine())
+	if len(chunk) == 0 {
+		fmt.Fprintf(&b, "no new output since byte %d", from)
+	} else {
+		fmt.Fprintf(&b, "new output: bytes %d-%d, %s", from, next, plural(res.Lines, "line", "lines"))
+	}
+	resp := &tool.Response{Result: res}
+	switch {
+	case res.Remaining > 0:
+		fmt.Fprintf(&b, "; %d bytes more follow]", res.Remaining)
+		resp.Truncated = true
+		resp.Continuation = &tool.Continuation{NextOffset: int(next),
+			Hint: fmt.Sprintf("run mcode task output %s again for the next part", t.meta.ID)}
+	case t.status == StatusRunning:
+		fmt.Fprintf(&b, "; still running: run mcode task output %s again for what comes next]", t.meta.ID)
+	default:
+		b.WriteString("; all output read]")
+	}
+	b.WriteByte('\n')
+	resp.Notices = b.String()
+	resp.Output = text + resp.Notices
+	return resp
 }
 
 // summary renders a task's output the way bash does (its start and its

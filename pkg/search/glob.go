@@ -32,6 +32,10 @@ type GlobParams struct {
 	Sort           string `json:"sort,omitempty"`
 	Limit          int    `json:"limit,omitempty"`
 	Type           string `json:"type,omitempty"`
+	// fd's flags.
+	Exclude   []string `json:"exclude,omitempty"`
+	Extension []string `json:"extension,omitempty"`
+	MaxDepth  int      `json:"max_depth,omitempty"`
 }
 
 // GlobSkipped counts what glob left out.
@@ -67,10 +71,12 @@ type globWorker struct {
 }
 
 type globRun struct {
-	p      GlobParams
-	t      *target
-	prefix string // the pattern's literal folder part ("" for none)
-	depth  int    // path segments the pattern spans; -1 with "**"
+	p       GlobParams
+	t       *target
+	prefix  string // the pattern's literal folder part ("" for none)
+	depth   int    // path segments the pattern spans; -1 with "**"
+	exclude *globFilter
+	exts    []string // ".go": lower case, as fd matches them
 	// suffix is set for the commonest pattern, "**/*" and a plain ending
 	// ("**/*.go"): it matches exactly the paths whose name ends so.
 	suffix  string
@@ -92,11 +98,23 @@ func normalizeGlob(p *GlobParams) error {
 		return (&tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("invalid glob pattern %q: unclosed [ or {, or a trailing \\", p.Pattern)}).
 			WithHint(`use doublestar syntax: * within a folder, ** across folders, ? one character, [abc], {a,b}`)
 	}
-	if p.Type == "" {
+	switch p.Type {
+	case "", "f":
 		p.Type = TypeFile
+	case "d":
+		p.Type = TypeDir
+	}
+	if p.MaxDepth < 0 {
+		return tool.Errorf(tool.CodeInvalidArgs, "max_depth %d: use 1 or more (0: no limit)", p.MaxDepth)
+	}
+	for _, e := range p.Extension {
+		if strings.TrimPrefix(e, ".") == "" || strings.Contains(e, "/") {
+			return (&tool.Error{Code: tool.CodeInvalidArgs, Message: fmt.Sprintf("extension %q is not a file extension", e)}).
+				WithHint(`pass the extension alone, e.g. --extension go`)
+		}
 	}
 	if p.Type != TypeFile && p.Type != TypeDir {
-		return tool.Errorf(tool.CodeInvalidArgs, "type %q: use file or dir", p.Type)
+		return tool.Errorf(tool.CodeInvalidArgs, "type %q: use file (f) or dir (d)", p.Type)
 	}
 	if strings.HasSuffix(pat, "/") {
 		folder := strings.TrimRight(pat, "/")
@@ -137,6 +155,16 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 			WithHint("pass the folder to search as path")
 	}
 	g := &globRun{p: p, t: t, depth: -1}
+	var excludes []string
+	for _, e := range p.Exclude {
+		excludes = append(excludes, "!"+strings.TrimPrefix(e, "!"))
+	}
+	if g.exclude, err = newGlobFilter(excludes); err != nil {
+		return nil, err
+	}
+	for _, e := range p.Extension {
+		g.exts = append(g.exts, "."+strings.ToLower(strings.TrimPrefix(e, ".")))
+	}
 	if base, _ := doublestar.SplitPattern(p.Pattern); base != "." && !strings.Contains(base, "\\") {
 		g.prefix = base
 	}
@@ -163,7 +191,10 @@ func (g *globRun) enterDir(rel, name string) bool {
 	if g.depth >= 0 && strings.Count(r, "/")+1 >= g.depth {
 		return false
 	}
-	return true
+	if g.p.MaxDepth > 0 && strings.Count(r, "/")+1 >= g.p.MaxDepth {
+		return false
+	}
+	return g.exclude.dir(r, name)
 }
 
 // anyNameEnding is LIT for a pattern "**/*LIT" whose LIT has no wildcard
@@ -182,9 +213,30 @@ func (g *globRun) wantFile(rel, name string) bool {
 		return false
 	}
 	if g.suffix != "" {
-		return strings.HasSuffix(name, g.suffix)
+		return strings.HasSuffix(name, g.suffix) && g.fdFilters(rel, name, false)
 	}
-	return doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel))
+	return doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel)) && g.fdFilters(rel, name, false)
+}
+
+// fdFilters are fd's --extension, --max-depth and --exclude.
+func (g *globRun) fdFilters(rel, name string, dir bool) bool {
+	if g.p.MaxDepth == 0 && g.exclude == nil && len(g.exts) == 0 {
+		return true
+	}
+	r := g.t.fromRoot(rel)
+	if g.p.MaxDepth > 0 && strings.Count(r, "/")+1 > g.p.MaxDepth {
+		return false
+	}
+	if len(g.exts) > 0 {
+		lower := strings.ToLower(name)
+		if !slices.ContainsFunc(g.exts, func(e string) bool { return strings.HasSuffix(lower, e) && len(lower) > len(e) }) {
+			return false
+		}
+	}
+	if dir {
+		return g.exclude.dir(r, name)
+	}
+	return g.exclude.file(r, name)
 }
 
 func (g *globRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {
@@ -192,7 +244,7 @@ func (g *globRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 }
 
 func (g *globRun) dir(wk *worker, d dirHandle, rel, name string) {
-	if doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel)) {
+	if doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel)) && g.fdFilters(rel, name, true) {
 		g.add(wk, d, rel, name)
 	}
 }

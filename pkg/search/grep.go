@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/textenc"
@@ -56,6 +58,18 @@ type GrepParams struct {
 	Limit           int    `json:"limit,omitempty"`
 	Sort            string `json:"sort,omitempty"`
 	NoIgnore        bool   `json:"no_ignore,omitempty"`
+	// ripgrep's flags.
+	AfterContext     int   `json:"after_context,omitempty"`
+	BeforeContext    int   `json:"before_context,omitempty"`
+	WordRegexp       bool  `json:"word_regexp,omitempty"`
+	FilesWithMatches bool  `json:"files_with_matches,omitempty"`
+	CountLines       bool  `json:"count,omitempty"`
+	Type             Globs `json:"type,omitempty"`
+	InvertMatch      bool  `json:"invert_match,omitempty"`
+	MaxCount         int   `json:"max_count,omitempty"`
+	Quiet            bool  `json:"quiet,omitempty"`
+	Offset           int   `json:"offset,omitempty"`
+	LineNumber       bool  `json:"line_number,omitempty"` // accepted: line numbers are always shown
 }
 
 // Globs is grep's list of file filters. A single string is a list of one:
@@ -87,6 +101,10 @@ type Match struct {
 	Text   string   `json:"text"`
 	Before []string `json:"before,omitempty"`
 	After  []string `json:"after,omitempty"`
+
+	// afterMatches marks the after lines that match too: after the last
+	// match max_count allows, ripgrep prints them as matches.
+	afterMatches []bool
 }
 
 // FileCount is one file of count mode.
@@ -121,7 +139,9 @@ type GrepResult struct {
 	Counts        []FileCount `json:"counts"`         // count mode
 	FilesSearched int         `json:"files_searched"` // files read and searched
 	Skipped       Skipped     `json:"skipped"`
-	IgnoredDirs   []string    `json:"ignored_dirs"` // a few folders skipped by ignore rules
+	IgnoredDirs   []string    `json:"ignored_dirs"`          // a few folders skipped by ignore rules
+	Offset        int         `json:"offset"`                // entries skipped before these (--offset)
+	NextOffset    int         `json:"next_offset,omitempty"` // where the next page starts, when more remain
 	Note          string      `json:"note,omitempty"`
 	Hint          string      `json:"hint,omitempty"`
 
@@ -164,16 +184,51 @@ type grepRun struct {
 	// decoded text from the bytes, having non-ASCII text or a Unicode
 	// class. Otherwise the bytes match the same lines, and only the lines
 	// shown are decoded (clipLine).
-	decode  bool
-	globs   *globFilter
+	decode bool
+	globs  *globFilter
+	types  *typeFilter
+	// found is set at the first match of a quiet search, which then
+	// stops: grep -q needs only to know there is one.
+	found   atomic.Bool
 	workers []grepWorker
 	walk    *walker
 }
 
 func normalizeGrep(p *GrepParams) error {
+	for _, m := range []struct {
+		on   bool
+		mode string
+		flag string
+	}{{p.FilesWithMatches, ModeFiles, "files_with_matches (-l)"}, {p.CountLines, ModeCount, "count (-c)"}} {
+		if !m.on {
+			continue
+		}
+		if p.Mode != "" && p.Mode != m.mode {
+			return (&tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("%s asks for %s mode, and mode is %s", m.flag, m.mode, p.Mode)}).
+				WithHint("pass one of them")
+		}
+		p.Mode = m.mode
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"context", p.Context}, {"after_context", p.AfterContext}, {"before_context", p.BeforeContext}} {
+		if c.n < 0 || c.n > MaxContext {
+			return tool.Errorf(tool.CodeInvalidArgs, "%s %d: use 0 to %d lines", c.name, c.n, MaxContext)
+		}
+	}
+	// As ripgrep: -A and -B override -C on their side.
+	if p.AfterContext == 0 {
+		p.AfterContext = p.Context
+	}
+	if p.BeforeContext == 0 {
+		p.BeforeContext = p.Context
+	}
+	hasContext := p.AfterContext > 0 || p.BeforeContext > 0
 	if p.Mode == "" {
 		p.Mode = ModeFiles
-		if p.Context > 0 {
+		if hasContext {
 			p.Mode = ModeContent
 		}
 	}
@@ -182,15 +237,39 @@ func normalizeGrep(p *GrepParams) error {
 	default:
 		return tool.Errorf(tool.CodeInvalidArgs, "mode %q: use files, content or count", p.Mode)
 	}
-	if p.Context < 0 || p.Context > MaxContext {
-		return tool.Errorf(tool.CodeInvalidArgs, "context %d: use 0 to %d lines", p.Context, MaxContext)
-	}
-	if p.Context > 0 && p.Mode != ModeContent {
+	if hasContext && p.Mode != ModeContent {
 		return (&tool.Error{Code: tool.CodeInvalidArgs,
 			Message: fmt.Sprintf("context lines need content mode, not %s mode", p.Mode)}).
-			WithHint("pass --mode content with --context, or drop --context")
+			WithHint("pass --mode content with --context, -A or -B, or drop them")
+	}
+	if p.MaxCount < 0 {
+		return tool.Errorf(tool.CodeInvalidArgs, "max_count %d: use 1 or more (0: no limit)", p.MaxCount)
+	}
+	if p.Offset < 0 {
+		return tool.Errorf(tool.CodeInvalidArgs, "offset %d: use 0 or more", p.Offset)
+	}
+	if p.InvertMatch && p.Multiline {
+		return (&tool.Error{Code: tool.CodeUsage, Message: "invert_match (-v) works line by line, and multiline is set"}).
+			WithHint("drop --multiline or --invert-match")
 	}
 	return normalizeLimitSort(&p.Limit, GrepDefaultLimit, GrepMaxLimit, &p.Sort)
+}
+
+// keep is how many entries the search holds: the page and what it skips.
+func (p *GrepParams) keep() int { return p.Offset + p.Limit }
+
+// expression is the pattern as the matcher compiles it: with
+// word_regexp, a match must sit between non-word characters or the line's
+// ends, as ripgrep's -w.
+func (p *GrepParams) expression() (string, bool) {
+	if !p.WordRegexp {
+		return p.Pattern, p.FixedStrings
+	}
+	expr := p.Pattern
+	if p.FixedStrings {
+		expr = regexp.QuoteMeta(expr)
+	}
+	return `(?:^|\W)(?:` + expr + `)(?:\W|$)`, false
 }
 
 // normalizeLimitSort fills in the default limit and order, and checks them.
@@ -215,7 +294,8 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	if err := normalizeGrep(&p); err != nil {
 		return nil, err
 	}
-	m, err := compileMatcher(p.Pattern, p.FixedStrings, p.CaseInsensitive, p.Multiline)
+	expr, fixed := p.expression()
+	m, err := compileMatcher(expr, fixed, p.CaseInsensitive, p.Multiline)
 	if err != nil {
 		return nil, err
 	}
@@ -223,11 +303,15 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	if err != nil {
 		return nil, err
 	}
+	types, err := newTypeFilter(p.Type)
+	if err != nil {
+		return nil, err
+	}
 	t, err := resolveTarget(env, p.Path, !p.NoIgnore)
 	if err != nil {
 		return nil, err
 	}
-	g := &grepRun{p: p, t: t, m: m, globs: globs, decode: needsDecodedText(p.Pattern)}
+	g := &grepRun{p: p, t: t, m: m, globs: globs, types: types, decode: needsDecodedText(p.Pattern)}
 	n := workerCount()
 	if t.isFile {
 		n = 1
@@ -244,7 +328,9 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	} else {
 		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
 	}
-	return g.result(complete), nil
+	res := g.result(complete || g.found.Load())
+	res.AtLeast = res.AtLeast || g.found.Load()
+	return res, nil
 }
 
 // searchOne searches the file named as the path (globs do not apply to it).
@@ -266,7 +352,7 @@ func (g *grepRun) enterDir(rel, name string) bool {
 }
 
 func (g *grepRun) wantFile(rel, name string) bool {
-	return g.globs.file(g.t.fromRoot(rel), name)
+	return g.types.file(name) && g.globs.file(g.t.fromRoot(rel), name)
 }
 
 func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {
@@ -300,6 +386,22 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int6
 	store := g.p.Mode != ModeContent || gw.top.wants(&hit, g.p.Sort)
 	line, last := 1, 0
 	more := true
+	onLine := func(ls, le int) bool {
+		hit.count++
+		if g.p.Mode == ModeFiles || hit.count == g.p.MaxCount {
+			more = false
+		}
+		if g.p.Mode == ModeContent && store && len(hit.lines) < g.p.keep() {
+			line += bytes.Count(data[last:ls], []byte{'\n'})
+			last = ls
+			hit.lines = append(hit.lines, g.matchAt(data, ls, le, line))
+			if !more && g.p.Mode == ModeContent && g.p.MaxCount > 0 {
+				g.markAfterMatches(&hit.lines[len(hit.lines)-1])
+			}
+		}
+		return more
+	}
+	var matched []int // with invert_match: where the matching lines start
 	// A file is scanned in chunks of whole lines so that a stop (time
 	// limit, interrupt) is seen within a named file of MaxNamedFileSize.
 	for from := 0; more && from < len(data) && !g.walk.stop.Load(); {
@@ -310,27 +412,40 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int6
 			}
 		}
 		g.m.eachLine(data[from:to], gw.st, func(ls, le int) bool {
-			ls, le = from+ls, from+le
-			hit.count++
-			if g.p.Mode == ModeFiles {
-				more = false
-				return false
+			if g.p.InvertMatch {
+				matched = append(matched, from+ls)
+				return true
 			}
-			if g.p.Mode == ModeContent && store && len(hit.lines) < g.p.Limit {
-				line += bytes.Count(data[last:ls], []byte{'\n'})
-				last = ls
-				hit.lines = append(hit.lines, g.matchAt(data, ls, le, line))
-			}
-			return true
+			return onLine(from+ls, from+le)
 		})
 		from = to
+	}
+	if g.p.InvertMatch {
+		for ls := 0; more && ls < len(data); {
+			le := bytes.IndexByte(data[ls:], '\n')
+			if le < 0 {
+				le = len(data)
+			} else {
+				le += ls
+			}
+			if len(matched) > 0 && matched[0] == ls {
+				matched = matched[1:]
+			} else {
+				onLine(ls, le)
+			}
+			ls = le + 1
+		}
 	}
 	if hit.count == 0 {
 		return
 	}
+	if g.p.Quiet {
+		g.found.Store(true)
+		g.walk.stop.Store(true)
+	}
 	gw.matchFiles++
 	gw.matchLines += hit.count
-	gw.top.add(hit, g.p.Limit, g.p.Sort)
+	gw.top.add(hit, g.p.keep(), g.p.Sort)
 }
 
 // matchAt renders one matching line and its context.
@@ -348,7 +463,7 @@ func (g *grepRun) matchAt(data []byte, ls, le, line int) Match {
 		ms, me := g.m.matchSpan(text)
 		m = Match{Line: line, Text: clipLine(text, ms, me)}
 	}
-	if c := g.p.Context; c > 0 {
+	if c := g.p.BeforeContext; c > 0 {
 		start := ls
 		for i := 0; i < c && start > 0; i++ {
 			ps := bytes.LastIndexByte(data[:start-1], '\n') + 1
@@ -356,6 +471,8 @@ func (g *grepRun) matchAt(data []byte, ls, le, line int) Match {
 			start = ps
 		}
 		slices.Reverse(m.Before)
+	}
+	if c := g.p.AfterContext; c > 0 {
 		end := le
 		for i := 0; i < c && end < len(data); i++ {
 			ns := end + 1
@@ -373,6 +490,14 @@ func (g *grepRun) matchAt(data []byte, ls, le, line int) Match {
 		}
 	}
 	return m
+}
+
+// markAfterMatches notes which after lines of the last match would match.
+func (g *grepRun) markAfterMatches(m *Match) {
+	for _, t := range m.After {
+		hit := g.m.re.MatchString(t)
+		m.afterMatches = append(m.afterMatches, hit != g.p.InvertMatch)
+	}
 }
 
 // needsDecodedText reports whether a pattern may match the decoded text
@@ -513,24 +638,30 @@ func (g *grepRun) result(complete bool) *GrepResult {
 		res.MatchedLines = 0 // files mode stops at a file's first match
 	}
 	slices.SortFunc(hits, func(a, b fileHit) int { return hitLess(&a, &b, p.Sort) })
+	page := hits[min(len(hits), p.Offset):min(len(hits), p.keep())]
 	switch p.Mode {
 	case ModeFiles:
 		res.Files = []string{}
-		for _, h := range hits[:min(len(hits), p.Limit)] {
+		for _, h := range page {
 			res.Files = append(res.Files, g.t.show(h.rel))
 		}
 		res.Count = len(res.Files)
 	case ModeCount:
 		res.Counts = []FileCount{}
-		for _, h := range hits[:min(len(hits), p.Limit)] {
+		for _, h := range page {
 			res.Counts = append(res.Counts, FileCount{Path: g.t.show(h.rel), Count: h.count})
 		}
 		res.Count = len(res.Counts)
 	case ModeContent:
 		res.Matches = []Match{}
+		skip := p.Offset
 	fill:
 		for _, h := range hits {
 			for _, m := range h.lines {
+				if skip > 0 {
+					skip--
+					continue
+				}
 				if len(res.Matches) == p.Limit {
 					break fill
 				}
@@ -540,7 +671,8 @@ func (g *grepRun) result(complete bool) *GrepResult {
 		}
 		res.Count = len(res.Matches)
 	}
-	res.Truncated = res.Count < res.Total
+	res.Offset = p.Offset
+	res.Truncated = p.Offset+res.Count < res.Total
 	if g.t.excluded {
 		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
 	}
@@ -561,16 +693,27 @@ func (g *grepRun) hint(res *GrepResult, passed int) string {
 		hints = append(hints, fmt.Sprintf("no file matches --glob %s: globs are relative to the searched folder, and one with a / is anchored there (**/name/** matches at any depth)", strings.Join(p.Glob, " --glob ")))
 	}
 	if res.Truncated {
-		if p.Limit < GrepMaxLimit {
-			hints = append(hints, fmt.Sprintf("showing %d of %s: pass --limit %d (up to %d) or narrow the pattern, path or --glob", res.Count, totalText(res.Total, res.AtLeast), min(GrepMaxLimit, max(p.Limit*2, res.Total)), GrepMaxLimit))
-		} else {
-			hints = append(hints, "narrow the pattern, path or --glob to see the rest")
-		}
+		res.NextOffset = p.Offset + res.Count
+		hints = append(hints, pageHint(res.Count, p.Offset, res.Total, res.AtLeast, p.Limit, GrepMaxLimit))
 	}
 	if res.Skipped.Ignored > 0 && !p.NoIgnore {
 		hints = append(hints, "pass --no-ignore to also search files excluded by .gitignore and default excludes")
 	}
 	return strings.Join(hints, "; ")
+}
+
+// pageHint says how to see the rest of a cut answer: the next page by
+// --offset, a higher --limit, or a narrower search.
+func pageHint(count, offset, total int, atLeast bool, limit, most int) string {
+	shown := fmt.Sprintf("showing %d of %s", count, totalText(total, atLeast))
+	if offset > 0 {
+		shown = fmt.Sprintf("showing %d-%d of %s", offset+1, offset+count, totalText(total, atLeast))
+	}
+	next := fmt.Sprintf("pass --offset %d for the next entries", offset+count)
+	if limit < most {
+		next += fmt.Sprintf(", --limit %d (up to %d)", min(most, max(limit*2, total-offset)), most)
+	}
+	return shown + ": " + next + ", or narrow the pattern, path or --glob"
 }
 
 // render is the text a model reads: the entries, then the summary of what
@@ -598,7 +741,7 @@ func (res *GrepResult) render() (text, notices string, truncated bool) {
 			var chunk strings.Builder
 			path := textPath(res.raw, m.Path)
 			first := m.Line - len(m.Before)
-			if p.Context > 0 && shown > 0 && (m.Path != prevPath || first > prevLine+1) {
+			if p.BeforeContext+p.AfterContext > 0 && shown > 0 && (m.Path != prevPath || first > prevLine+1) {
 				chunk.WriteString("--\n")
 			}
 			for j, t := range m.Before {
@@ -611,12 +754,16 @@ func (res *GrepResult) render() (text, notices string, truncated bool) {
 				fmt.Fprintf(&chunk, "%s:%d:%s\n", path, m.Line+j, t)
 			}
 			last := m.Line + len(span) - 1
-			for _, t := range m.After {
+			for j, t := range m.After {
 				n := last + 1
 				if i+1 < len(res.Matches) && res.Matches[i+1].Path == m.Path && n >= res.Matches[i+1].Line {
 					break // the next match prints this line
 				}
-				fmt.Fprintf(&chunk, "%s-%d-%s\n", path, n, t)
+				sep := '-'
+				if j < len(m.afterMatches) && m.afterMatches[j] {
+					sep = ':'
+				}
+				fmt.Fprintf(&chunk, "%s%c%d%c%s\n", path, sep, n, sep, t)
 				last = n
 			}
 			if b.Len()+chunk.Len() > GrepMaxOutputBytes {
@@ -631,7 +778,8 @@ func (res *GrepResult) render() (text, notices string, truncated bool) {
 			res.Matches = res.Matches[:shown]
 			res.Count = shown
 			res.Truncated = true
-			res.Hint = strings.TrimPrefix(res.Hint+fmt.Sprintf("; content output is capped at %d KiB: narrow the search or use --mode files", GrepMaxOutputBytes>>10), "; ")
+			res.NextOffset = p.Offset + shown
+			res.Hint = strings.TrimPrefix(res.Hint+fmt.Sprintf("; content output is capped at %d KiB: pass --offset %d for the next entries, narrow the search or use --mode files", GrepMaxOutputBytes>>10, res.NextOffset), "; ")
 		}
 	}
 	notices = res.summary(p)
@@ -653,7 +801,10 @@ func (res *GrepResult) summary(p GrepParams) string {
 		fmt.Fprintf(&b, "No matches for %q in %s", p.Pattern, res.Path)
 	default:
 		fmt.Fprintf(&b, "[%s %s%s", totalText(res.Total, res.AtLeast), unit, plural(res.Total))
-		if res.Truncated {
+		switch {
+		case res.Offset > 0:
+			fmt.Fprintf(&b, ", showing %d-%d", res.Offset+min(1, res.Count), res.Offset+res.Count)
+		case res.Truncated:
 			fmt.Fprintf(&b, ", showing %d", res.Count)
 		}
 		b.WriteString("]")

@@ -66,7 +66,7 @@ func GrepTool() *tool.Tool {
 		out, notices, truncated := res.render()
 		resp := &tool.Response{Output: out, Notices: notices, Result: res, Truncated: truncated}
 		if truncated {
-			resp.Continuation = &tool.Continuation{Hint: res.Hint}
+			resp.Continuation = &tool.Continuation{NextOffset: res.NextOffset, Hint: res.Hint}
 		}
 		return resp, cutShort(ctx, res.Partial, res.FilesSearched, "files searched")
 	})
@@ -79,6 +79,9 @@ var grepAliases = map[string]tool.Alias{
 	"head_limit":  {Param: "limit"},
 	"-i":          {Param: "case_insensitive"},
 	"-C":          {Param: "context"},
+	"-A":          {Param: "after_context"},
+	"-B":          {Param: "before_context"},
+	"-n":          {Param: "line_number"},
 }
 
 // GlobTool is glob's registry entry.
