@@ -266,7 +266,7 @@ func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	providers, err := f.providers(cfg)
+	providers, err := f.providers(cfg, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -324,6 +324,7 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 		Role:       role,
 		Allowed:    agent.Tools,
 		Disallowed: agent.DisallowedTools,
+		Subtask:    agent.Subtask,
 		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
 	}, nil
 }
@@ -357,6 +358,7 @@ func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
 		Root:             root,
 		DataDir:          f.HomeDir(),
 		UserHome:         f.userHome(),
+		Session:          f.Getenv("MCODE_SESSION"),
 		Config:           cfg,
 		Now:              f.Now,
 		Stderr:           f.IO.ErrOut,

@@ -119,8 +119,8 @@ func loadConfig(path string, explicit bool, getenv func(string) string, names []
 	if err != nil {
 		return nil, translateDecodeError(err, path, fromEnv)
 	}
-	if path != "" && len(cfg.McpServers) > 0 {
-		if err := restoreEnvCase(path, &cfg); err != nil {
+	if path != "" && (len(cfg.McpServers) > 0 || len(cfg.Tools.Custom) > 0) {
+		if err := restoreCase(path, &cfg); err != nil {
 			return nil, configError(path, "", "not valid YAML: %v", err)
 		}
 	}
@@ -131,10 +131,12 @@ func loadConfig(path string, explicit bool, getenv func(string) string, names []
 	return &cfg, nil
 }
 
-// restoreEnvCase gives the environment variables of mcpServers.NAME.env
-// back the case they were written in: viper lower-cases every key, and
-// a server's PATH or API_KEY must reach it as written.
-func restoreEnvCase(path string, cfg *config.Config) error {
+// restoreCase reads again, from the file, the maps whose keys are names
+// the user chose, in the case they were written: viper lower-cases every
+// key, and a server's PATH or API_KEY (mcpServers.NAME.env), or a command
+// tool's argument names (tools.custom[].inputSchema), must stay as
+// written.
+func restoreCase(path string, cfg *config.Config) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -143,17 +145,8 @@ func restoreEnvCase(path string, cfg *config.Config) error {
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	child := func(m any, key string) any {
-		mm, _ := m.(map[string]any)
-		for k, v := range mm {
-			if strings.EqualFold(k, key) {
-				return v
-			}
-		}
-		return nil
-	}
 	for name, s := range cfg.McpServers {
-		env, ok := child(child(child(raw, "mcpServers"), name), "env").(map[string]any)
+		env, ok := childFold(childFold(childFold(raw, "mcpServers"), name), "env").(map[string]any)
 		if !ok {
 			continue
 		}
@@ -162,6 +155,26 @@ func restoreEnvCase(path string, cfg *config.Config) error {
 			s.Env[k] = cfg.McpServers[name].Env[strings.ToLower(k)]
 		}
 		cfg.McpServers[name] = s
+	}
+	custom, _ := childFold(childFold(raw, "tools"), "custom").([]any)
+	if len(custom) == len(cfg.Tools.Custom) { // else set from the environment
+		for i, entry := range custom {
+			if schema, ok := childFold(entry, "inputSchema").(map[string]any); ok {
+				cfg.Tools.Custom[i].InputSchema = schema
+			}
+		}
+	}
+	return nil
+}
+
+// childFold is node's key, compared as viper compares keys (ignoring
+// case); nil when node is not a mapping or lacks the key.
+func childFold(node any, key string) any {
+	m, _ := node.(map[string]any)
+	for k, v := range m {
+		if strings.EqualFold(k, key) {
+			return v
+		}
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ var enumValues = map[string]string{
 var otherValues = map[string]string{"mcpServers.probe.url": "http://127.0.0.1:1/mcp"}
 
 // recordValues are valid values of the fields of a record in a list.
-var recordValues = map[string]string{"tool": "bash", "action": "deny", "command": "true", "argPattern": "^x"}
+var recordValues = map[string]string{"tool": "bash", "action": "deny", "command": "true", "argPattern": "^x", "name": "probe_tool", "description": "a probe"}
 
 // envKeys walks every key of t: struct fields, an entry "probe" of every
 // mapping of records, an entry "item" of every other mapping.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/artifact"
+	"github.com/mcode-dev/mcode/pkg/cmdtool"
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/datetime"
@@ -16,6 +17,8 @@ import (
 	"github.com/mcode-dev/mcode/pkg/filetype"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/search"
+	"github.com/mcode-dev/mcode/pkg/skills"
+	"github.com/mcode-dev/mcode/pkg/todo"
 	"github.com/mcode-dev/mcode/pkg/tool"
 	"github.com/mcode-dev/mcode/pkg/trash"
 )
@@ -48,14 +51,35 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		artifact.VerifyTool(), artifact.FetchTool(), artifact.ExtractTool(), artifact.SyncTool(),
 		extract.Tool(),
 		filetype.Tool(),
+		todo.WriteTool(), todo.ReadTool(),
+		skills.ListTool(), skills.LoadTool(readFile),
 	}
+}
+
+// readFile is read's paging for the files of a skill.
+func readFile(ctx context.Context, env *tool.Env, path string, offset, limit int) (*tool.Response, error) {
+	return read.Run(ctx, env, read.Params{Path: path, Offset: offset, Limit: limit})
 }
 
 // providers are the sources of tools from outside (MCP servers, command
 // tools from config), asked by the registry when a call needs them.
-func (f *Factory) providers(cfg *config.Config) ([]tool.Provider, error) {
+// A command tool's declaration that is broken is a config error.
+func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Provider, error) {
+	var out []tool.Provider
+	root, err := f.RootDir()
+	if err != nil {
+		return nil, err
+	}
+	builtin := func(name string) bool { _, ok := reg.Lookup(name); return ok }
+	commands, err := cmdtool.NewProvider(cfg, root, builtin, f.bashEnviron)
+	if err != nil {
+		return nil, err
+	}
+	if commands != nil {
+		out = append(out, commands)
+	}
 	if len(cfg.McpServers) == 0 {
-		return nil, nil
+		return out, nil
 	}
 	profile, err := f.profile(cfg)
 	if err != nil {
@@ -65,11 +89,11 @@ func (f *Factory) providers(cfg *config.Config) ([]tool.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []tool.Provider{&connector.Provider{
+	return append(out, &connector.Provider{
 		Conn: conn, Search: cfg.McpToolSearch, Model: f.Getenv(connector.ModelVar), Profile: profile,
 		// mcp_invoke's inner call takes the same path as any other.
 		Invoke: f.Call,
-	}}, nil
+	}), nil
 }
 
 // bashEnviron is what bash commands inherit: this process's environment,

@@ -33,20 +33,5 @@ func NewCmdTask(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 
 // taskCommand builds one task subcommand: ID is the task_id field.
 func taskCommand(f *Factory, runF func(*CallOptions) error, name, use, short, example string, args cobra.PositionalArgs, flags func(*cobra.Command)) *cobra.Command {
-	opts := &CallOptions{Tool: name}
-	c := &cobra.Command{
-		Use: use, Short: short, Example: example, Args: args,
-		Annotations: map[string]string{annotationTool: name},
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, opts, []string{"task_id"}, args); err != nil {
-				return err
-			}
-			return callTool(c, f, opts, runF)
-		},
-	}
-	if flags != nil {
-		flags(c)
-	}
-	addArgsFlag(c, opts)
-	return c
+	return toolCommand(f, runF, name, use, short, example, args, []string{"task_id"}, flags)
 }

@@ -311,6 +311,33 @@ if want P19; then
   bench P19b "read a 20-line file, guard and audit on" "$MCODE --config $work/guard-on.yaml read $small" "guard and audit off" "$MCODE --config $work/guard-off.yaml read $small"
 fi
 
+# Agent state and extension: a command tool's call against running its
+# program directly (the cost mcode adds: start, config, schema, process
+# group, tree check), and the skills catalogue against reading the front
+# matter of the same 200 skills with head.
+if want X1; then
+  ext=$work/ext
+  mkdir -p "$ext"
+  cat >"$ext/.mcode.yaml" <<'YAML'
+tools:
+  custom:
+    - name: echo_json
+      description: Prints a JSON object.
+      command: [/usr/bin/printf, '{"ok": true}']
+      stdin: none
+YAML
+  bench X1 "command tool: mcode call echo_json" "cd $ext && $MCODE call echo_json" "/usr/bin/printf" "cd $ext && /usr/bin/printf '{\"ok\": true}'"
+fi
+if want X2; then
+  sk=$work/skills
+  if [ ! -d "$sk/.mcode/skills" ]; then
+    for i in $(seq 1 200); do
+      mkdir -p "$sk/.mcode/skills/s$i"
+      printf -- '---\nname: s%d\ndescription: Skill number %d, for benchmarks.\n---\n# Body\n\nSome text.\n' "$i" "$i" >"$sk/.mcode/skills/s$i/SKILL.md"
+    done
+  fi
+  bench X2 "mcode skills list (200 skills)" "cd $sk && $MCODE skills list" "head -n 4" "cd $sk && head -q -n 4 .mcode/skills/*/SKILL.md"
+fi
 if want P12; then
   # A 100 MiB .tgz of 200 files of base64 text (135 MiB unpacked): mcode
   # checks the archive's SHA-512 while it extracts, in one pass; the peer

@@ -24,6 +24,8 @@ type Config struct {
 	Bash                 Bash                 `mapstructure:"bash"`
 	Trash                Trash                `mapstructure:"trash"`
 	Read                 Read                 `mapstructure:"read"`
+	Tools                Tools                `mapstructure:"tools"`
+	Skills               Skills               `mapstructure:"skills"`
 	Serve                Serve                `mapstructure:"serve"`
 	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
@@ -36,6 +38,9 @@ type Agent struct {
 	DisallowedTools []string        `mapstructure:"disallowedTools"`
 	McpServers      []string        `mapstructure:"mcpServers"`
 	Features        map[string]bool `mapstructure:"features"`
+	// Subtask marks an agent that runs as another agent's sub-task: it
+	// keeps no todo list of its own (seed 000, "档案上限").
+	Subtask bool `mapstructure:"subtask"`
 }
 
 // Models describes what the calling model can take in.
@@ -157,6 +162,89 @@ type Read struct {
 	MaxImageBase64KiB int `mapstructure:"maxImageBase64KiB"`
 }
 
+// Tools declares command tools: programs of the team's own, called like
+// built-in tools.
+type Tools struct {
+	Custom []CustomTool `mapstructure:"custom"`
+	// Dirs are folders whose *.yaml files each hold a list of the same
+	// entries.
+	Dirs []string `mapstructure:"dirs"`
+}
+
+// CustomTool is one command tool (README, "Command tools").
+type CustomTool struct {
+	Name        string         `mapstructure:"name" yaml:"name"`
+	Description string         `mapstructure:"description" yaml:"description"`
+	InputSchema map[string]any `mapstructure:"inputSchema" yaml:"inputSchema"`
+	// Command is the argv, run without a shell; {{field}} in an element
+	// is replaced by that argument.
+	Command []string `mapstructure:"command" yaml:"command"`
+	// Stdin is json (the arguments object, the default) or none.
+	Stdin       string        `mapstructure:"stdin" yaml:"stdin"`
+	Timeout     time.Duration `mapstructure:"timeout" yaml:"-"`
+	Mode        string        `mapstructure:"mode" yaml:"mode"`
+	ReadOnly    bool          `mapstructure:"readOnly" yaml:"readOnly"`
+	Destructive bool          `mapstructure:"destructive" yaml:"destructive"`
+}
+
+// MaxToolNameLen is the longest tool name every model API accepts.
+const MaxToolNameLen = 64
+
+// Check validates one command tool; key prefixes the names of its fields
+// in the errors (tools.custom[2], or a file in tools.dirs).
+func (t CustomTool) Check(key string) []FieldError {
+	var errs []FieldError
+	bad := func(field, expected string, got any) {
+		errs = append(errs, FieldError{Key: key + "." + field, Expected: expected, Got: got})
+	}
+	if !validToolName(t.Name) {
+		bad("name", fmt.Sprintf("1 to %d letters, digits, _ or - (the pattern every model API accepts)", MaxToolNameLen), fmt.Sprintf("%q", t.Name))
+	}
+	if strings.TrimSpace(t.Description) == "" {
+		bad("description", "a text that tells the model what the tool does", `""`)
+	}
+	if len(t.Command) == 0 || t.Command[0] == "" {
+		bad("command", "the program and its arguments as a list, e.g. [./scripts/lint.sh, --json]", t.Command)
+	}
+	if t.Stdin != "" && !slices.Contains(StdinModes, t.Stdin) {
+		bad("stdin", "one of "+strings.Join(StdinModes, ", "), fmt.Sprintf("%q", t.Stdin))
+	}
+	if t.Mode != "" && !slices.Contains(ToolModes, t.Mode) {
+		bad("mode", "one of "+strings.Join(ToolModes, ", "), fmt.Sprintf("%q", t.Mode))
+	}
+	if t.Timeout < 0 {
+		bad("timeout", "a duration of 0 (the default) or more", t.Timeout)
+	}
+	if t.ReadOnly && t.Destructive {
+		bad("destructive", "false when readOnly is true (a read-only tool destroys nothing)", true)
+	}
+	return errs
+}
+
+func validToolName(name string) bool {
+	if name == "" || len(name) > MaxToolNameLen {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// Skills configures where skills are found.
+type Skills struct {
+	// Dirs are searched in order; the first that has a skill's name wins.
+	// ~ is the home folder, $XDG_CONFIG_HOME its config folder (default
+	// ~/.config), a relative folder is under the workspace root.
+	Dirs []string `mapstructure:"dirs"`
+}
+
+// DefaultSkillDirs are mcode's own skill folders, then the ones agents
+// already use.
+var DefaultSkillDirs = []string{"./.mcode/skills", "$XDG_CONFIG_HOME/mcode/skills", "./.claude/skills", "~/.claude/skills"}
+
 // Serve configures mcode mcp serve.
 type Serve struct {
 	// Token is the HTTP bearer token (MCODE_SERVE_TOKEN wins over it);
@@ -192,7 +280,8 @@ func Defaults() Config {
 			TrashShim:           true,
 			MaxSpoolMiB:         256,
 		},
-		Read: Read{MaxImageWidth: 2000, MaxImageHeight: 2000, MaxImageBase64KiB: 4608},
+		Read:   Read{MaxImageWidth: 2000, MaxImageHeight: 2000, MaxImageBase64KiB: 4608},
+		Skills: Skills{Dirs: slices.Clone(DefaultSkillDirs)},
 	}
 }
 
@@ -210,6 +299,8 @@ func (e FieldError) Error() string {
 // Enumerations of the config file.
 var (
 	EnvSanitizeModes = []string{"off", "scrub", "strict"}
+	StdinModes       = []string{"json", "none"}
+	ToolModes        = []string{"parallel", "sequential"}
 	Tiers            = []string{"core", "extension"}
 	GuardPolicies    = []string{"allow", "require_approval", "deny"}
 	Roles            = []string{"worker", "verifier", "explore"} // each narrower than the one before
@@ -288,6 +379,9 @@ func (c *Config) Validate() []FieldError {
 	atLeast("read.maxImageWidth", int64(c.Read.MaxImageWidth), 1)
 	atLeast("read.maxImageHeight", int64(c.Read.MaxImageHeight), 1)
 	atLeast("read.maxImageBase64KiB", int64(c.Read.MaxImageBase64KiB), 1)
+	for i, t := range c.Tools.Custom {
+		errs = append(errs, t.Check(fmt.Sprintf("tools.custom[%d]", i))...)
+	}
 	if c.Batch.MaxParallel < 0 || c.Batch.MaxParallel > BatchMaxParallel {
 		errs = append(errs, FieldError{Key: "batch.maxParallel", Expected: fmt.Sprintf("a number from 1 to %d, or 0 for the CPU count (at most %d)", BatchMaxParallel, BatchMaxParallel), Got: c.Batch.MaxParallel})
 	}

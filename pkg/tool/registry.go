@@ -163,6 +163,9 @@ type Profile struct {
 	Role       string
 	Allowed    []string // empty: every tool
 	Disallowed []string
+	// Subtask is an agent that runs as another agent's sub-task
+	// (agents.<name>.subtask).
+	Subtask bool
 	// Disabled is MCODE_DISABLE_TOOLS=1: no tool may run.
 	Disabled bool
 }
@@ -186,6 +189,9 @@ func (p Profile) Permits(t *Tool) *Error {
 	}
 	if containsName(p.Disallowed, name) {
 		return deny("agent %q lists it in disallowedTools", p.Agent)
+	}
+	if p.Subtask && (t.Facts.Delegates || containsName(subtaskDenied, name)) {
+		return deny("agent %q runs as a sub-task (subtask: true), and a sub-task neither keeps a todo list nor delegates", p.Agent)
 	}
 	// Each role is narrower than the one before (seed 000,
 	// canonical-tool-policy): the facts a tool declares decide.
@@ -213,6 +219,11 @@ func (p Profile) Visible(tools []*Tool) []*Tool {
 	}
 	return out
 }
+
+// subtaskDenied are taken from an agent that runs as a sub-task, beside
+// delegation: the todo list is the main agent's plan (seed 000 refuses a
+// sub-task todowrite).
+var subtaskDenied = []string{"todo_write", "todo_read"}
 
 func containsName(list []string, normalized string) bool {
 	for _, s := range list {

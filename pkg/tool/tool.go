@@ -65,12 +65,15 @@ type Facts struct {
 	Tasks bool `json:"tasks"`
 	// Delegates: it hands work to another agent.
 	Delegates bool `json:"delegates"`
+	// SessionState: what it changes is mcode's own state of the session
+	// (the todo list), never a file of the workspace.
+	SessionState bool `json:"session_state"`
 }
 
 // ChangesFiles says whether the tool may change files by itself: it is
 // not read-only and is no shell (what a shell command does is for the
-// guard to judge).
-func (f Facts) ChangesFiles() bool { return !f.ReadOnly && !f.Processes }
+// guard to judge) and keeps no mere session state.
+func (f Facts) ChangesFiles() bool { return !f.ReadOnly && !f.Processes && !f.SessionState }
 
 // Env is what a running tool may know about its caller.
 type Env struct {
@@ -91,6 +94,10 @@ type Env struct {
 	// Getenv reads the caller's environment (XDG_DATA_HOME, …); nil means
 	// the process's own. Use LookupEnv.
 	Getenv func(key string) string
+	// Session names the caller's conversation (MCODE_SESSION, or an mcp
+	// serve connection); "" when there is none. State kept per session
+	// (the todo list) falls back to the workspace root.
+	Session string
 }
 
 // LookupEnv reads one variable of the caller's environment.
