@@ -41,7 +41,12 @@ func CleanName(name string, strip int, backslash bool) (clean string, skip bool,
 	if len(parts) <= strip {
 		return "", true, nil
 	}
-	return strings.Join(parts[strip:], "/"), false, nil
+	clean = strings.Join(parts[strip:], "/")
+	if hasDrive(clean) {
+		// "./C:x" or "pkg/C:x" under --strip 1: a drive name once cleaned.
+		return "", false, fmt.Errorf("entry %q has a name that starts with a drive (%s): it would be written outside the destination on Windows", name, clean[:2])
+	}
+	return clean, false, nil
 }
 
 // hasDrive reports a Windows drive name: C: or C:\….
