@@ -10,6 +10,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/read"
+	"github.com/mcode-dev/mcode/pkg/render"
 	"github.com/mcode-dev/mcode/pkg/search"
 	"github.com/mcode-dev/mcode/pkg/tool"
 	"github.com/mcode-dev/mcode/pkg/trash"
@@ -40,6 +41,7 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		trash.EmptyTool(),
 		trash.PutTool(),
 		datetime.Tool(),
+		render.Tool(),
 	}
 }
 

@@ -23,6 +23,7 @@ type Config struct {
 	Bash                 Bash                 `mapstructure:"bash"`
 	Trash                Trash                `mapstructure:"trash"`
 	Read                 Read                 `mapstructure:"read"`
+	Render               Render               `mapstructure:"render"`
 }
 
 // Agent is a profile: which tools an agent may see and call.
@@ -114,6 +115,13 @@ type Read struct {
 	MaxImageWidth     int `mapstructure:"maxImageWidth"`
 	MaxImageHeight    int `mapstructure:"maxImageHeight"`
 	MaxImageBase64KiB int `mapstructure:"maxImageBase64KiB"`
+}
+
+// Render configures the render tool.
+type Render struct {
+	// Fonts are font files (.ttf, .ttc with TrueType outlines) tried
+	// first for characters the built-in fonts lack, such as CJK text.
+	Fonts []string `mapstructure:"fonts"`
 }
 
 // Defaults is the configuration when nothing is set.
