@@ -8,8 +8,8 @@ import (
 
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 	"go.yaml.in/yaml/v3"
@@ -57,12 +57,12 @@ type Item struct {
 
 // Run is a span of text with one style.
 type Run struct {
-	Text                        string
-	Bold, Italic, Mono, Strike  bool
-	Link                        string
-	Break                       bool   // a hard line break, no text
-	Image                       *Image // an inline image (the paragraph moves it out)
-	Task                        *bool  // a task list's check box
+	Text                       string
+	Bold, Italic, Mono, Strike bool
+	Link                       string
+	Break                      bool   // a hard line break, no text
+	Image                      *Image // an inline image (the paragraph moves it out)
+	Task                       *bool  // a task list's check box
 }
 
 // GridTable is a GFM table.

@@ -11,7 +11,7 @@ const (
 	docxPageW   = 11906
 	docxPageH   = 16838
 	docxMargin  = 1440
-	docxIndent  = 720 // one list level
+	docxIndent  = 720  // one list level
 	docxTextW   = 6.27 // inches between the margins
 	docxMaxImgH = 8.0
 )

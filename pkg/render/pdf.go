@@ -81,7 +81,7 @@ type pdfWriter struct {
 	widths     map[widthKey]float64
 	decos      []func(top, h float64)
 	lastLevel  int
-	registered map[string]string // image source → registered name
+	registered map[string]string  // image source → registered name
 	fonts      map[fontKey][]byte // fonts not registered yet
 }
 
