@@ -40,6 +40,10 @@ var preferredFonts = []string{
 	"NanumGothic.ttf", "Arial Unicode.ttf", "ipag.ttf", "ipagp.ttf", "takao-gothic.ttf",
 }
 
+// systemFontDirs are the folders fonts are searched in (tests point it
+// elsewhere).
+var systemFontDirs = fontDirs
+
 // fontDirs are the folders fonts are installed in, per system.
 func fontDirs(home string) []string {
 	switch runtime.GOOS {
@@ -157,7 +161,7 @@ func candidateFonts(env *tool.Env) []string {
 		}
 	}
 	var found []string
-	for _, dir := range fontDirs(env.UserHome) {
+	for _, dir := range systemFontDirs(env.UserHome) {
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
 	"io"
 	"sort"
 	"strconv"
@@ -83,6 +86,30 @@ type pdfWriter struct {
 	lastLevel  int
 	registered map[string]string  // image source → registered name
 	fonts      map[fontKey][]byte // fonts not registered yet
+	// The PDF writer orders images by pixel width and ties by map order,
+	// which would make two renders differ: each width is used once.
+	pixelWidths map[int]bool
+	shown       map[string]*loadedImage // image source → what was embedded
+}
+
+// padToUniqueWidth returns the picture as a PNG with transparent columns
+// on its right, as few as make its width one not used yet.
+func padToUniqueWidth(im *loadedImage, used map[int]bool) (*loadedImage, error) {
+	m, _, err := image.Decode(bytes.NewReader(im.Data))
+	if err != nil {
+		return nil, err
+	}
+	w := im.Width + 1
+	for used[w] {
+		w++
+	}
+	padded := image.NewNRGBA(image.Rect(0, 0, w, im.Height))
+	draw.Draw(padded, m.Bounds().Sub(m.Bounds().Min), m, m.Bounds().Min, draw.Src)
+	var b bytes.Buffer
+	if err := png.Encode(&b, padded); err != nil {
+		return nil, err
+	}
+	return &loadedImage{Data: b.Bytes(), Format: "png", Width: w, Height: im.Height}, nil
 }
 
 type widthKey struct {
@@ -109,7 +136,8 @@ func (j *job) pdf(out io.Writer, doc *Doc) error {
 		f.SetAuthor(a, true)
 	}
 	f.SetCreator("mcode render", true)
-	w := &pdfWriter{job: j, f: f, cover: j.p.Cover, widths: map[widthKey]float64{}, registered: map[string]string{}, lastLevel: -1}
+	w := &pdfWriter{job: j, f: f, cover: j.p.Cover, widths: map[widthKey]float64{}, registered: map[string]string{}, lastLevel: -1,
+		pixelWidths: map[int]bool{}, shown: map[string]*loadedImage{}}
 	w.pageW, w.pageH = f.GetPageSize()
 	w.fonts = map[fontKey][]byte{
 		{famSans, ""}: goregular.TTF, {famSans, "B"}: gobold.TTF, {famSans, "I"}: goitalic.TTF, {famSans, "BI"}: gobolditalic.TTF,
@@ -463,7 +491,9 @@ func (w *pdfWriter) paragraphMarker(runs []Run, x, width, size float64, base, al
 // fonts a document uses are embedded.
 func (w *pdfWriter) setFont(k fontKey, size float64) {
 	if data, ok := w.fonts[k]; ok {
-		w.f.AddUTF8FontFromBytes(k.family, k.style, data)
+		// A copy: the PDF writer edits glyph data in the bytes it is
+		// given, which would change the next render of this process.
+		w.f.AddUTF8FontFromBytes(k.family, k.style, bytes.Clone(data))
 		delete(w.fonts, k)
 	}
 	w.f.SetFont(k.family, k.style, size)
@@ -862,6 +892,14 @@ func (w *pdfWriter) picture(img *Image, x, width float64) {
 			w.warn("image %s cannot be converted: %v", img.Src, err)
 			return
 		}
+		if w.pixelWidths[conv.Width] {
+			if conv, err = padToUniqueWidth(conv, w.pixelWidths); err != nil {
+				w.warn("image %s cannot be converted: %v", img.Src, err)
+				return
+			}
+		}
+		w.pixelWidths[conv.Width] = true
+		w.shown[img.Src] = conv
 		name = fmt.Sprintf("img%d", len(w.registered)+1)
 		typ := map[string]string{"png": "PNG", "jpeg": "JPG", "gif": "GIF"}[conv.Format]
 		w.f.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: typ}, bytes.NewReader(conv.Data))
@@ -877,8 +915,10 @@ func (w *pdfWriter) picture(img *Image, x, width float64) {
 		return
 	}
 	iw, ih := fit(im.Width, im.Height, 72, width, w.bottom()-pdfMargin)
+	// A padded copy is drawn wider by its padding, which is transparent.
+	drawn := iw * float64(w.shown[img.Src].Width) / float64(im.Width)
 	w.counts.Images++
 	w.line(ih, func(top float64) {
-		w.f.ImageOptions(name, x+(width-iw)/2, top, iw, ih, false, fpdf.ImageOptions{}, 0, "")
+		w.f.ImageOptions(name, x+(width-iw)/2, top, drawn, ih, false, fpdf.ImageOptions{}, 0, "")
 	})
 }
