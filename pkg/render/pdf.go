@@ -311,7 +311,7 @@ func (w *pdfWriter) footer() {
 		}
 		n--
 	}
-	w.f.SetFont(famSans, "", 9)
+	w.setFont(fontKey{famSans, ""}, 9)
 	w.f.SetTextColor(110, 110, 110)
 	s := strconv.Itoa(n)
 	w.f.Text((w.pageW-w.f.GetStringWidth(s))/2, w.pageH-pdfMargin/2, s)
