@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -94,5 +95,57 @@ func TestShimPromptInterruptedByCtrlC(t *testing.T) {
 	}
 	if _, err := os.Stat(victim); err != nil {
 		t.Errorf("the file is gone: %v", err)
+	}
+}
+
+// runOnTTY runs mcode with stdout and stderr on a pseudo-terminal and
+// returns what the terminal showed.
+func runOnTTY(t *testing.T, env []string, args ...string) (string, int) {
+	t.Helper()
+	master, slave := openPTY(t)
+	c := mcodeCmd(t, args...)
+	c.Env = append(c.Env, env...)
+	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	var seen bytes.Buffer
+	buf := make([]byte, 4096)
+	for {
+		_ = master.SetReadDeadline(time.Now().Add(30 * time.Second))
+		n, err := master.Read(buf)
+		seen.Write(buf[:n])
+		if err != nil {
+			break // EIO once the child closed the terminal
+		}
+	}
+	_ = c.Wait()
+	return seen.String(), c.ProcessState.ExitCode()
+}
+
+// A person at a terminal reads text, as gh shows it; -o json gives the
+// envelope; errors name the tool and the code, coloured unless NO_COLOR.
+func TestTerminalGetsTheReadableForm(t *testing.T) {
+	out, code := runOnTTY(t, []string{"TERM=xterm", "NO_COLOR="}, "bash", "printf 'line one\\nline two\\n'")
+	if code != 0 || !strings.Contains(out, "line one\r\nline two") || strings.Contains(out, `"ok"`) {
+		t.Errorf("readable form: exit %d, %q", code, out)
+	}
+	out, _ = runOnTTY(t, []string{"TERM=xterm"}, "-o", "json", "bash", "echo hi")
+	if !strings.Contains(out, `"ok": true`) || !strings.Contains(out, `"output": "hi\n"`) {
+		t.Errorf("-o json on a terminal: %q", out)
+	}
+	out, code = runOnTTY(t, []string{"TERM=xterm", "NO_COLOR="}, "read", "no-such-file.txt")
+	if code != 1 || !strings.Contains(out, "mcode read: \x1b[31mnot_found\x1b[0m:") || !strings.Contains(out, "hint:") {
+		t.Errorf("error on a terminal: exit %d, %q", code, out)
+	}
+	out, _ = runOnTTY(t, []string{"TERM=xterm", "NO_COLOR=1"}, "read", "no-such-file.txt")
+	if strings.Contains(out, "\x1b[") || !strings.Contains(out, "mcode read: not_found:") {
+		t.Errorf("NO_COLOR: %q", out)
+	}
+	out, _ = runOnTTY(t, []string{"TERM=xterm"}, "--help")
+	if strings.Contains(out, `"tool": "help"`) || strings.Contains(out, `"tool":"help"`) || !strings.Contains(out, "Usage:") {
+		t.Errorf("help on a terminal: %q", out)
 	}
 }

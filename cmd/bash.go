@@ -16,7 +16,7 @@ import (
 func NewCmdBash(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: exec.Name}
 	c := &cobra.Command{
-		Use:   "bash COMMAND [--timeout S] [--background] [--keep-children] [--cwd D]",
+		Use:   "bash COMMAND [flags]",
 		Short: "Run a shell command with a time limit that stops every process it started",
 		Long: `Run a shell command (bash -c) and print its output, exit code and what happened
 to every process it started. COMMAND - reads the command from stdin. mcode
@@ -39,7 +39,7 @@ exits with the command's own status, 124 when it timed out.`,
 			if err := collectArgs(c, f.IO.In, opts, []string{"command"}, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	secondsFlag(c, "timeout", fmt.Sprintf("time limit in `seconds` (90) or a duration (90s, 2m): default %d, at most %d in the foreground",

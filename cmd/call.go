@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/budget"
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -199,112 +201,95 @@ func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	addArgsFlag(c, opts)
 	return c
 }
 
-// dispatch hands a parsed call to runF (command tests pass one to see what
+// callTool hands a parsed call to runF (command tests pass one to see what
 // the flags became) or runs it.
-func dispatch(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOptions) error) error {
+func callTool(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOptions) error) error {
 	if runF != nil {
 		return runF(opts)
 	}
 	return runCall(c.Context(), f, opts)
 }
 
-// runCall executes a call and prints its envelope.
+// runCall executes a call through the process's dispatcher and prints
+// its envelope.
 func runCall(ctx context.Context, f *Factory, opts *CallOptions) error {
-	return finish(f, executeCall(ctx, f, opts.Tool, opts.JSON()))
+	return finish(f, f.Call(ctx, opts.Tool, opts.JSON()))
 }
 
-// executeCall runs one tool call and times it. It never fails: every
+// Call runs one tool call through the dispatcher. It never fails: every
 // outcome is an envelope.
-func executeCall(ctx context.Context, f *Factory, name string, args json.RawMessage) *tool.Envelope {
+func (f *Factory) Call(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
 	start := time.Now()
-	env := f.call(ctx, name, args)
-	env.DurationMS = time.Since(start).Milliseconds()
-	return env
+	d, err := f.Dispatcher()
+	if err != nil {
+		env := tool.NewEnvelope(name, nil, err)
+		env.DurationMS = time.Since(start).Milliseconds()
+		return env
+	}
+	return d.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: f.approval()})
 }
 
-// call runs one tool call through the registry, the profile's filters,
-// the time limit and the output budget.
-func (f *Factory) call(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
-	reg, err := tool.NewRegistry(f.Tools()...)
-	if err != nil {
-		return tool.NewEnvelope(name, nil, err)
-	}
-	t, ok := reg.Lookup(name)
-	if !ok {
-		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("unknown tool %q", name),
-			Hint:    "known tools: " + strings.Join(reg.Names(), ", ")})
-	}
-	fail := func(err error) *tool.Envelope { return tool.NewEnvelope(t.Name, nil, err) }
+// Dispatcher is the process's one call path, built on first use from the
+// registry, the config, the agent profile and role, the tool env, the
+// budget and the time limit. Every command, mcode call, batch and serve
+// use it.
+func (f *Factory) Dispatcher() (*dispatch.Dispatcher, error) {
+	f.dispatcherOnce.Do(func() { f.dispatcher, f.dispatcherErr = f.newDispatcher() })
+	return f.dispatcher, f.dispatcherErr
+}
+
+func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
 	cfg, err := f.Config()
 	if err != nil {
-		return fail(err)
+		return nil, err
+	}
+	reg, err := tool.NewRegistry(f.Tools()...)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range f.providers(cfg) {
+		reg.AddProvider(p)
 	}
 	profile, err := f.profile(cfg)
 	if err != nil {
-		return fail(err)
-	}
-	if denied := profile.Permits(t); denied != nil {
-		return fail(denied)
+		return nil, err
 	}
 	toolEnv, err := f.toolEnv(cfg)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	toolEnv.Role = profile.Role
 	limit, err := f.timeout()
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	if limit < 0 {
-		limit = t.Timeout
+	o := dispatch.Options{
+		Registry: reg, Profile: profile, Env: toolEnv, Timeout: limit,
+		Budget: f.budget(cfg),
 	}
-	runCtx := ctx
-	if limit > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, limit)
-		defer cancel()
+	if err := f.guard(cfg, &o); err != nil {
+		return nil, err
 	}
-	resp, err := t.Run(runCtx, toolEnv, args)
-	if err != nil && runCtx.Err() != nil {
-		err = contextError(runCtx, err, limit)
-	}
-	env := tool.NewEnvelope(t.Name, resp, err)
-	f.applyBudget(env, cfg)
-	return env
-}
-
-// contextError turns a cancelled call into timeout or interrupted, unless
-// the tool already said something more precise.
-func contextError(ctx context.Context, err error, limit time.Duration) error {
-	var te *tool.Error
-	if errors.As(err, &te) && te.Code != tool.CodeInternal {
-		return err
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &tool.Error{Code: tool.CodeTimeout,
-			Message: fmt.Sprintf("timed out after %s", limit),
-			Hint:    "raise the limit with --timeout, or narrow the request"}
-	}
-	return interrupted()
+	return dispatch.New(o), nil
 }
 
 // interrupted is the error of a call that SIGINT or SIGTERM stopped.
-func interrupted() *tool.Error {
-	return &tool.Error{Code: tool.CodeInterrupted, Message: "interrupted by a signal",
-		Hint: "nothing more was done after the signal; run the command again to finish it"}
+func interrupted() *tool.Error { return dispatch.Interrupted() }
+
+// approval is --approval, else MCODE_APPROVAL.
+func (f *Factory) approval() string {
+	return cmp.Or(f.Global.Approval, f.Getenv("MCODE_APPROVAL"))
 }
 
 // profile builds the caller's agent profile from flags, env and config.
 func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
-	name := firstNonEmpty(f.Global.Agent, f.Getenv("MCODE_AGENT"), "default")
+	name := cmp.Or(f.Global.Agent, f.Getenv("MCODE_AGENT"), "default")
 	agent, ok := cfg.Agents[strings.ToLower(name)]
 	if !ok && name != "default" {
 		known := make([]string, 0, len(cfg.Agents))
@@ -317,7 +302,7 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 			Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
 	}
 	// The requested role was checked with the global flags.
-	role := tool.NarrowestRole(agent.Role, firstNonEmpty(f.Global.Role, f.Getenv("MCODE_ROLE")))
+	role := tool.NarrowestRole(agent.Role, cmp.Or(f.Global.Role, f.Getenv("MCODE_ROLE")))
 	return tool.Profile{
 		Agent:      name,
 		Role:       role,
@@ -359,11 +344,11 @@ func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
 	}, nil
 }
 
-// applyBudget moves an oversized output to MCODE_HOME/tool-outputs.
-func (f *Factory) applyBudget(env *tool.Envelope, cfg *config.Config) {
-	budget.Budget{
+// budget moves an oversized output to MCODE_HOME/tool-outputs.
+func (f *Factory) budget(cfg *config.Config) budget.Budget {
+	return budget.Budget{
 		MaxInlineBytes: cfg.ToolResultCompaction.MaxInlineKiB * 1024,
 		Dir:            filepath.Join(f.HomeDir(), budget.DirName),
 		Now:            f.Now,
-	}.Apply(env)
+	}
 }

@@ -10,7 +10,7 @@ import (
 func NewCmdDatetime(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: datetime.Name}
 	c := &cobra.Command{
-		Use:         "datetime [--tz ZONE]",
+		Use:         "datetime [flags]",
 		Short:       "Print the current date and time in any IANA time zone",
 		Example:     "  mcode datetime --tz Europe/Paris",
 		Args:        cobra.NoArgs,
@@ -19,7 +19,7 @@ func NewCmdDatetime(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	c.Flags().String("tz", "", "IANA time zone, e.g. UTC or Asia/Tokyo (default: the local zone)")

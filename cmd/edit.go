@@ -21,7 +21,7 @@ func NewCmdEdit(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: edit.EditName}
 	var oldS, newS, oldFile, newFile, edits string
 	c := &cobra.Command{
-		Use:   "edit PATH --old S --new S [--replace-all] [--expect-count N] | --edits JSON",
+		Use:   "edit PATH [flags]",
 		Short: "Replace text in a file, changing only the bytes of the matched span",
 		Long: `Replace old_string with new_string in a file. Exact match first, then a fuzzy
 match (Unicode forms, curly quotes, dashes, special spaces, trailing
@@ -65,7 +65,7 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 				}
 				opts.Args["edits"] = list
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

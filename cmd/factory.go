@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/user"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -30,6 +32,10 @@ type Factory struct {
 	configOnce sync.Once
 	config     *config.Config
 	configErr  error
+
+	dispatcherOnce sync.Once
+	dispatcher     *dispatch.Dispatcher
+	dispatcherErr  error
 }
 
 // GlobalOptions are the flags every subcommand takes (contract.md).
@@ -40,7 +46,7 @@ type GlobalOptions struct {
 	Role     string
 	Output   string
 	Timeout  string
-	Approval string
+	Approval string // --approval: see Factory.approval
 }
 
 // NewFactory returns the factory of a real process.
@@ -74,7 +80,7 @@ func (f *Factory) Config() (*config.Config, error) {
 // RootDir is the workspace root: --root, MCODE_ROOT, else the current
 // directory; always absolute.
 func (f *Factory) RootDir() (string, error) {
-	root := firstNonEmpty(f.Global.Root, f.Getenv("MCODE_ROOT"))
+	root := cmp.Or(f.Global.Root, f.Getenv("MCODE_ROOT"))
 	cwd, err := f.Getwd()
 	if err != nil {
 		return "", err
@@ -118,15 +124,6 @@ func (f *Factory) userHome() string {
 	}
 	if u, err := user.Current(); err == nil {
 		return u.HomeDir
-	}
-	return ""
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
 	}
 	return ""
 }

@@ -11,7 +11,7 @@ func NewCmdGlob(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: search.GlobName}
 	var sort, typ string
 	c := &cobra.Command{
-		Use:   "glob PATTERN [PATH] [--include-ignored] [--sort path|modified] [--limit N] [--type file|dir]",
+		Use:   "glob PATTERN [PATH] [flags]",
 		Short: "List files or folders matching a glob pattern, honouring .gitignore, never listing secrets",
 		Example: `  mcode glob '**/*.go'
   mcode glob 'src/**/*.{ts,tsx}' --sort modified --limit 20
@@ -22,7 +22,7 @@ func NewCmdGlob(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 			if err := collectArgs(c, f.IO.In, opts, []string{"pattern", "path"}, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

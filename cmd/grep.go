@@ -11,7 +11,7 @@ func NewCmdGrep(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: search.GrepName}
 	var mode, sort string
 	c := &cobra.Command{
-		Use:   "grep PATTERN [PATH] [--glob G]… [--mode files|content|count] [-i] [-F] [-C N] [--multiline] [--limit N] [--sort path|modified] [--no-ignore]",
+		Use:   "grep PATTERN [PATH] [flags]",
 		Short: "Search file contents for a regular expression, honouring .gitignore, never reading secrets",
 		Example: `  mcode grep 'func \w+Context\(' --glob '*.go'
   mcode grep -F 'TODO(' src --mode content -C 2
@@ -22,7 +22,7 @@ func NewCmdGrep(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 			if err := collectArgs(c, f.IO.In, opts, []string{"pattern", "path"}, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

@@ -30,7 +30,7 @@ func (e *exitError) Error() string { return "exit status" }
 // place that decides one.
 func Main() int {
 	if len(os.Args) > 1 && os.Args[1] == exec.SupervisorArg {
-		return exec.Supervise(os.Args[2:]) // a background task's supervisor: no command tree
+		return exec.Supervise(os.Args[2:], exec.SupervisorStreams()) // a background task's supervisor: no command tree
 	}
 	f := NewFactory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

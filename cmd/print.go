@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"cmp"
 	"fmt"
+	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -14,9 +16,14 @@ const (
 
 var outputForms = []string{outputJSON, outputText}
 
-// outputForm is -o, else MCODE_OUTPUT, else json.
+// outputForm is -o, else MCODE_OUTPUT; with neither, a person at a
+// terminal gets text and a program (a pipe, a model's bash tool, a
+// script) gets JSON, as gh does.
 func (f *Factory) outputForm() string {
-	if o := firstNonEmpty(f.Global.Output, f.Getenv("MCODE_OUTPUT")); o == outputText {
+	if o := cmp.Or(f.Global.Output, f.Getenv("MCODE_OUTPUT")); o != "" {
+		return o
+	}
+	if f.IO.OutTTY {
 		return outputText
 	}
 	return outputJSON
@@ -38,31 +45,50 @@ func printEnvelope(f *Factory, env *tool.Envelope) int {
 	return env.ExitCode()
 }
 
+// printText writes the tool's text, and only it, on stdout (so that
+// out=$(mcode -o text …) captures what the tool found); its notices, a
+// truncation notice and an error go to stderr, once each.
 func printText(f *Factory, env *tool.Envelope) int {
-	if out := env.OutputText(); out != "" {
+	if out := env.Text(); out != "" {
 		fmt.Fprint(f.IO.Out, out)
 		if out[len(out)-1] != '\n' {
 			fmt.Fprintln(f.IO.Out)
 		}
 	}
-	if env.Truncated {
-		hint := "output was truncated"
-		if env.Continuation != nil && env.Continuation.Hint != "" {
-			hint += ": " + env.Continuation.Hint
-		}
-		fmt.Fprintf(f.IO.Out, "[%s]\n", hint)
+	paint := f.painter()
+	notices := strings.Trim(env.Notices, "\n")
+	if notices != "" {
+		fmt.Fprintln(f.IO.ErrOut, paint(dim, notices))
+	}
+	if env.Truncated && env.Continuation != nil && env.Continuation.Hint != "" && !strings.Contains(notices, env.Continuation.Hint) {
+		fmt.Fprintln(f.IO.ErrOut, paint(dim, "[output was truncated: "+env.Continuation.Hint+"]"))
 	}
 	if e := env.Error; e != nil {
 		who := "mcode"
 		if env.Tool != who {
 			who += " " + env.Tool
 		}
-		fmt.Fprintf(f.IO.ErrOut, "%s: %s: %s\n", who, e.Code, e.Message)
+		fmt.Fprintf(f.IO.ErrOut, "%s: %s: %s\n", who, paint(red, string(e.Code)), e.Message)
 		if e.Hint != "" {
-			fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", e.Hint)
+			fmt.Fprintf(f.IO.ErrOut, "%s %s\n", paint(dim, "hint:"), e.Hint)
 		}
 	}
 	return env.ExitCode()
+}
+
+// ANSI styles of the readable form.
+const (
+	red = "31"
+	dim = "2"
+)
+
+// painter colours text on stderr when a person watches it, never with
+// NO_COLOR (no-color.org) or TERM=dumb.
+func (f *Factory) painter() func(style, s string) string {
+	if !f.IO.ErrTTY || f.Getenv("NO_COLOR") != "" || f.Getenv("TERM") == "dumb" {
+		return func(_, s string) string { return s }
+	}
+	return func(style, s string) string { return "\x1b[" + style + "m" + s + "\x1b[0m" }
 }
 
 // finish prints env and turns its exit status into the error RunE returns.

@@ -12,7 +12,7 @@ import (
 func NewCmdRead(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: read.Name}
 	c := &cobra.Command{
-		Use:   "read PATH [--offset N] [--limit N] [--pages R]",
+		Use:   "read PATH [flags]",
 		Short: "Read a text file (numbered lines, paged), a PDF, a notebook or an image",
 		Long: fmt.Sprintf(`Read a file the way a model needs it: text numbered like cat -n (%%6d→line),
 at most %d lines a call from --offset, lines over %d characters cut, output
@@ -30,7 +30,7 @@ at once.`, read.MaxLimit, read.MaxLineChars, read.MaxOutputBytes/1024, read.MaxP
 			if err := collectArgs(c, f.IO.In, opts, []string{"path"}, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	c.Flags().Int("offset", 1, "first line to show, from 1 (notebooks: first cell)")

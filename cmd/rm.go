@@ -38,7 +38,7 @@ path gets an id for "mcode trash restore".`,
 			if upperR {
 				opts.Args["recursive"] = true
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

@@ -20,11 +20,13 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcode <command> [flags]",
 		Short: "The tool layer for coding agents: each command prints one JSON result",
-		Long: `mcode is one binary of tools a coding agent needs. Every command prints exactly
-one JSON object on stdout ({"ok", "tool", "output", "result", "truncated",
-"continuation", "archived", "error", "duration_ms"}) and exits with a code a
-script can branch on: 0 ok, 1 tool failure, 2 usage, 75 approval required,
-77 denied, 124 timeout, 130 interrupted.
+		Long: `mcode is one binary of tools a coding agent needs. Piped (to a program, a
+script, a model's bash tool) every command prints exactly one JSON object on
+stdout ({"ok", "tool", "output", "result", "truncated", "continuation",
+"archived", "error", "duration_ms"}); on a terminal it prints the text, and
+-o json|text chooses. It exits with a code a script can branch on: 0 ok,
+1 tool failure, 2 usage, 75 approval required, 77 denied, 124 timeout,
+130 interrupted; mcode bash exits with the command's own status.
 
 Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		SilenceErrors: true,
@@ -33,13 +35,19 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 			return validateGlobal(f)
 		},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's completion command: mcode completion bash|zsh|fish|powershell
+	// prints the script itself (the one command whose stdout is not JSON).
+	root.CompletionOptions.HiddenDefaultCmd = false
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.Flags().BoolP("version", "v", false, "print the version (as mcode version)")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Global.Root, "root", "", "workspace root; relative paths resolve here (env MCODE_ROOT; default: current directory)")
 	pf.StringVar(&f.Global.Config, "config", "", "config file (env MCODE_CONFIG; default: ./.mcode.yaml, then $XDG_CONFIG_HOME/mcode/config.yaml)")
 	pf.StringVar(&f.Global.Agent, "agent", "", "agent profile whose tool set applies (env MCODE_AGENT; default: default)")
 	pf.StringVar(&f.Global.Role, "role", "", "role that narrows the tool set: "+strings.Join(tool.Roles, ", ")+" (env MCODE_ROLE)")
-	pf.StringVarP(&f.Global.Output, "output", "o", "", "output form: "+strings.Join(outputForms, " or ")+" (env MCODE_OUTPUT; default: json)")
+	pf.StringVarP(&f.Global.Output, "output", "o", "", "output form: "+strings.Join(outputForms, " or ")+" (env MCODE_OUTPUT; default: text on a terminal, else json)")
+	pf.StringVar(&f.Global.Approval, "approval", "", "run a call the guard held for approval, once a person approved it (env MCODE_APPROVAL)")
 	pf.StringVar(&f.Global.Timeout, "timeout", "", "per-call time limit: seconds (90) or a duration (90s, 2m); each tool has its default")
 
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -81,6 +89,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		NewCmdTools(f, nil),
 		NewCmdArchive(f),
 		NewCmdVersion(f),
+		NewCmdMan(f),
 	)
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [command]",
@@ -98,6 +107,13 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		},
 	})
 	requireSubcommand(root)
+	groupRun := root.RunE
+	root.RunE = func(c *cobra.Command, args []string) error {
+		if v, _ := c.Flags().GetBool("version"); v {
+			return finish(f, versionEnvelope())
+		}
+		return groupRun(c, args)
+	}
 	return root
 }
 

@@ -16,7 +16,7 @@ func NewCmdTask(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	}
 	c.AddCommand(
 		taskCommand(f, runF, exec.TaskListName, "list", "List background tasks, newest first", "  mcode task list", cobra.NoArgs, nil),
-		taskCommand(f, runF, exec.TaskOutputName, "output ID [--offset N] [--wait S]", "Print a task's output so far and its status",
+		taskCommand(f, runF, exec.TaskOutputName, "output ID [flags]", "Print a task's output so far and its status",
 			"  mcode task output b1a2b3c4\n  mcode task output b1a2b3c4 --offset 4096 --wait 30", cobra.ExactArgs(1),
 			func(c *cobra.Command) {
 				c.Flags().Int64("offset", 0, "byte offset in the output to read from (a previous next_offset)")
@@ -40,7 +40,7 @@ func taskCommand(f *Factory, runF func(*CallOptions) error, name, use, short, ex
 			if err := collectArgs(c, f.IO.In, opts, []string{"task_id"}, args); err != nil {
 				return err
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	if flags != nil {

@@ -1,14 +1,19 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/nearest"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -29,6 +34,8 @@ const openAIMaxDescription = 1024
 // ToolsListOptions are the options of tools list.
 type ToolsListOptions struct {
 	Format string
+	// Names, when given, keep only these tools.
+	Names []string
 }
 
 // NewCmdTools builds `mcode tools list`.
@@ -40,17 +47,19 @@ func NewCmdTools(f *Factory, runF func(*ToolsListOptions) error) *cobra.Command 
 	}
 	opts := &ToolsListOptions{}
 	list := &cobra.Command{
-		Use:   "list [--format " + strings.Join(toolFormats, "|") + "]",
+		Use:   "list [NAME…] [flags]",
 		Short: "List the tools this agent and role may call, with their JSON Schemas",
 		Example: `  mcode tools list
+  mcode tools list grep edit
   mcode tools list --format openai
   mcode tools list --role explore --format anthropic`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			opts.Names = args
 			if runF != nil {
 				return runF(opts)
 			}
-			return finish(f, toolsList(f, opts))
+			return finish(f, toolsList(c.Context(), f, opts))
 		},
 	}
 	enumFlag(list, &opts.Format, "format", "", formatJSON, toolFormats, "shape of each tool")
@@ -58,23 +67,24 @@ func NewCmdTools(f *Factory, runF func(*ToolsListOptions) error) *cobra.Command 
 	return c
 }
 
-func toolsList(f *Factory, opts *ToolsListOptions) *tool.Envelope {
+func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.Envelope {
 	const name = "tools list"
-	reg, err := tool.NewRegistry(f.Tools()...)
+	start := time.Now()
+	d, err := f.Dispatcher()
 	if err != nil {
 		return tool.NewEnvelope(name, nil, err)
 	}
-	cfg, err := f.Config()
-	if err != nil {
-		return tool.NewEnvelope(name, nil, err)
-	}
-	profile, err := f.profile(cfg)
-	if err != nil {
-		return tool.NewEnvelope(name, nil, err)
+	visible, listErr := d.List(ctx)
+	if len(opts.Names) > 0 {
+		var err error
+		if visible, err = pickTools(ctx, d, visible, opts.Names); err != nil {
+			return tool.NewEnvelope(name, nil, err)
+		}
+		listErr = nil
 	}
 	var out strings.Builder
 	tools := []any{}
-	for _, t := range reg.Visible(profile) {
+	for _, t := range visible {
 		def, err := t.Definition()
 		if err != nil {
 			return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
@@ -85,15 +95,47 @@ func toolsList(f *Factory, opts *ToolsListOptions) *tool.Envelope {
 	if len(tools) == 0 {
 		out.WriteString("no tools are available to this agent and role\n")
 	}
+	var problems []string
+	if listErr != nil {
+		problems = strings.Split(listErr.Error(), "\n")
+		for _, p := range problems {
+			fmt.Fprintf(&out, "note: %s\n", p)
+		}
+	}
+	profile := d.Profile()
 	env := tool.NewEnvelope(name, &tool.Response{
 		Output: out.String(),
 		Result: map[string]any{
 			"format": opts.Format, "agent": profile.Agent, "role": profile.Role,
-			"count": len(tools), "tools": tools,
+			"count": len(tools), "tools": tools, "problems": problems,
 		},
 	}, nil)
-	f.applyBudget(env, cfg)
+	f.budget(d.Env().Config).Apply(env)
+	env.DurationMS = time.Since(start).Milliseconds()
 	return env
+}
+
+// pickTools keeps the named tools, in the order named. A name the caller
+// may not call is refused as a call would be; one that is nowhere is a
+// usage error naming the closest tools there are.
+func pickTools(ctx context.Context, d *dispatch.Dispatcher, visible []*tool.Tool, names []string) ([]*tool.Tool, error) {
+	var picked []*tool.Tool
+	for _, n := range names {
+		t, err := d.Lookup(ctx, n)
+		if err != nil {
+			var te *tool.Error
+			if errors.As(err, &te) && te.Code == tool.CodeUsage {
+				var known []string
+				for _, v := range visible {
+					known = append(known, v.Name)
+				}
+				te.Hint = "the closest tools: " + strings.Join(nearest.Names(n, known, 3), ", ") + "; `mcode tools list` lists them all"
+			}
+			return nil, err
+		}
+		picked = append(picked, t)
+	}
+	return picked, nil
 }
 
 // writeToolDoc renders one tool for a person: name, mode, tier, the
@@ -144,10 +186,20 @@ func shapeDefinition(d tool.Definition, format string) any {
 	case formatMCP:
 		return map[string]any{
 			"name": d.Name, "description": d.Description, "inputSchema": schema,
-			"annotations": map[string]any{"readOnlyHint": d.Mode == tool.Parallel},
+			"annotations": Annotations(d.Facts),
 		}
 	}
 	return d
+}
+
+// Annotations are MCP's hints of a tool, from the facts it declares.
+func Annotations(f tool.Facts) map[string]any {
+	return map[string]any{
+		"readOnlyHint":    f.ReadOnly,
+		"destructiveHint": f.Destructive,
+		"idempotentHint":  f.Idempotent,
+		"openWorldHint":   f.OpenWorld,
+	}
 }
 
 // shorten cuts a description to at most max characters, at the end of

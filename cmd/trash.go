@@ -36,14 +36,14 @@ func trashCall(f *Factory, runF func(*CallOptions) error, opts *CallOptions, fie
 				opts.Args[field] = jsonSafe(args)
 			}
 		}
-		return dispatch(c, f, opts, runF)
+		return callTool(c, f, opts, runF)
 	}
 }
 
 func newCmdTrashList(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: trash.ListName}
 	c := &cobra.Command{
-		Use:   "list [PATH] [--path PREFIX] [--since T] [--limit N]",
+		Use:   "list [PATH] [flags]",
 		Short: "List trashed files, newest first, with the id that restores each",
 		Example: `  mcode trash list
   mcode trash list --path src/ --since 2h`,
@@ -61,7 +61,7 @@ func newCmdTrashList(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 func newCmdTrashRestore(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: trash.RestoreName}
 	c := &cobra.Command{
-		Use:   "restore ID|PATH… [--to DIR] [--force]",
+		Use:   "restore ID|PATH… [flags]",
 		Short: "Put trashed files back where they were (or --to DIR), with their bytes, modes and times",
 		Example: `  mcode trash restore main.go
   mcode trash restore /work/app/build --to /tmp/recovered`,
@@ -77,7 +77,7 @@ func newCmdTrashRestore(f *Factory, runF func(*CallOptions) error) *cobra.Comman
 func newCmdTrashEmpty(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: trash.EmptyName}
 	c := &cobra.Command{
-		Use:   "empty (--older-than AGE | --path PREFIX | --all)",
+		Use:   "empty [flags]",
 		Short: "Erase trashed files for good",
 		Example: `  mcode trash empty --older-than 30d
   mcode trash empty --all`,

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -31,19 +32,24 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		Short: "Print mcode's version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			info := VersionInfo{Version: version, Commit: commit, GoVersion: runtime.Version(),
-				Platform: runtime.GOOS + "/" + runtime.GOARCH}
-			if info.Commit == "" {
-				if bi, ok := debug.ReadBuildInfo(); ok {
-					for _, s := range bi.Settings {
-						if s.Key == "vcs.revision" {
-							info.Commit = s.Value
-						}
-					}
-				}
-			}
-			out := fmt.Sprintf("mcode %s (commit %s, %s, %s)", info.Version, firstNonEmpty(info.Commit, "unknown"), info.GoVersion, info.Platform)
-			return finish(f, tool.NewEnvelope("version", &tool.Response{Output: out, Result: info}, nil))
+			return finish(f, versionEnvelope())
 		},
 	}
+}
+
+// versionEnvelope is the answer of mcode version and mcode --version.
+func versionEnvelope() *tool.Envelope {
+	info := VersionInfo{Version: version, Commit: commit, GoVersion: runtime.Version(),
+		Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if info.Commit == "" {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, s := range bi.Settings {
+				if s.Key == "vcs.revision" {
+					info.Commit = s.Value
+				}
+			}
+		}
+	}
+	out := fmt.Sprintf("mcode %s (commit %s, %s, %s)", info.Version, cmp.Or(info.Commit, "unknown"), info.GoVersion, info.Platform)
+	return tool.NewEnvelope("version", &tool.Response{Output: out, Result: info}, nil)
 }

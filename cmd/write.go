@@ -14,7 +14,7 @@ func NewCmdWrite(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: edit.WriteName}
 	var contentFile string
 	c := &cobra.Command{
-		Use:   "write PATH (--content S | --content-file F | -)",
+		Use:   "write PATH [flags]",
 		Short: "Write a whole file atomically, keeping its encoding, line breaks and mode",
 		Long: `Create a file (and its folders) or replace all of it. An existing file keeps
 its BOM, UTF-16 or single-byte encoding, CRLF line breaks (when the content
@@ -54,7 +54,7 @@ target.`,
 				}
 				opts.Args["content"] = text
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()

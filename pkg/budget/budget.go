@@ -4,8 +4,10 @@
 package budget
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -37,23 +39,65 @@ type Budget struct {
 	Now            func() time.Time
 }
 
-// Apply archives env's output when the encoded envelope would pass the
-// limit. Media and other structured fields stay in the result.
+// Apply keeps the printed envelope within the inline limit. An envelope
+// whose JSON is over it is archived whole (its output text, and the
+// envelope with its result as JSON); what stays inline is a receipt in
+// output and, in result, the scalar fields and counts with the path of
+// the JSON archive. Media stay in the result (a read image is bounded by
+// read's own limits), so an envelope that is large only because of them
+// is left as it is.
 func (b Budget) Apply(env *tool.Envelope) {
-	if b.MaxInlineBytes <= 0 || env.Output == nil {
-		return
-	}
-	text := *env.Output
-	// A text no longer than a receipt's preview would come back whole in
-	// the receipt: archiving it cannot shrink the result (an image read
-	// is large because of its media, which stays in the result anyway).
-	if len(text) <= 2*receiptPreviewBytes {
+	if b.MaxInlineBytes <= 0 {
 		return
 	}
 	data, err := env.Marshal(false)
 	if err != nil || len(data) <= b.MaxInlineBytes {
 		return
 	}
+	text := env.OutputText()
+	// A text no longer than a receipt's preview would come back whole in
+	// the receipt: archiving it cannot shrink the result.
+	bigText := len(text) > 2*receiptPreviewBytes
+	summary, omitted := summarize(env.Result)
+	if !bigText && len(omitted) == 0 {
+		return
+	}
+	envPath := ""
+	if len(omitted) > 0 {
+		p, err := b.write(env.Tool, ".json", data)
+		if err != nil {
+			// Without the archive the dropped fields would be lost: keep
+			// the result whole and shrink the text only.
+			omitted = nil
+		} else {
+			envPath = p
+		}
+	}
+	if bigText {
+		b.archiveText(env, text)
+	}
+	if len(omitted) > 0 {
+		summary[ResultArchiveKey] = envPath
+		summary[ResultOmittedKey] = omitted
+		env.Result = summary
+		env.Truncated = true
+		if env.Continuation == nil {
+			env.Continuation = &tool.Continuation{Hint: fmt.Sprintf("the whole result is in %s (JSON); the lists left out here are counted in result.omitted", envPath)}
+		}
+	}
+}
+
+// Keys a budgeted result gains.
+const (
+	// ResultArchiveKey names the JSON file that holds the whole envelope.
+	ResultArchiveKey = "archive"
+	// ResultOmittedKey counts the entries of each list left out.
+	ResultOmittedKey = "omitted"
+)
+
+// archiveText moves an oversized output text to a file and leaves a
+// receipt in its place, or a head and tail when it cannot be archived.
+func (b Budget) archiveText(env *tool.Envelope, text string) {
 	arch, err := b.archive(env.Tool, text)
 	if err != nil {
 		preview := headTail(text, fallbackPreviewBytes/2)
@@ -76,16 +120,65 @@ func (b Budget) Apply(env *tool.Envelope) {
 	}
 }
 
-func (b Budget) archive(toolName, text string) (*tool.Archived, error) {
+// summarize keeps a result's scalar fields, at any depth of objects, and
+// counts the entries of the lists it leaves out, by their path.
+func summarize(result any) (map[string]any, map[string]int) {
+	summary := map[string]any{}
+	omitted := map[string]int{}
+	if result == nil {
+		return summary, omitted
+	}
+	data, err := json.Marshal(result)
+	if err != nil {
+		return summary, omitted
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return summary, omitted
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		if list, ok := v.([]any); ok {
+			omitted["result"] = len(list)
+		}
+		return summary, omitted
+	}
+	keepScalars(obj, "", omitted)
+	return obj, omitted
+}
+
+func keepScalars(obj map[string]any, prefix string, omitted map[string]int) {
+	for k, v := range obj {
+		switch v := v.(type) {
+		case []any:
+			if len(v) > 0 {
+				omitted[prefix+k] = len(v)
+			}
+			delete(obj, k)
+		case map[string]any:
+			keepScalars(v, prefix+k+".", omitted)
+		}
+	}
+}
+
+// write stores data in a new file of Dir named after the tool and the
+// time, never over another.
+func (b Budget) write(toolName, ext string, data []byte) (string, error) {
 	if b.Dir == "" {
-		return nil, errors.New("no data directory")
+		return "", errors.New("no data directory")
 	}
 	now := time.Now
 	if b.Now != nil {
 		now = b.Now
 	}
 	prefix := fmt.Sprintf("%s-%s-", safeName(toolName), now().UTC().Format("20060102T150405Z"))
-	path, err := fsutil.CreateUnique(b.Dir, prefix, ".txt", []byte(text))
+	return fsutil.CreateUnique(b.Dir, prefix, ext, data)
+}
+
+func (b Budget) archive(toolName, text string) (*tool.Archived, error) {
+	path, err := b.write(toolName, ".txt", []byte(text))
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +266,7 @@ func ListArchives(dir string) ([]ArchiveInfo, error) {
 	}
 	out := []ArchiveInfo{}
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".txt") || strings.HasPrefix(e.Name(), ".") {
+		if !e.Type().IsRegular() || !(strings.HasSuffix(e.Name(), ".txt") || strings.HasSuffix(e.Name(), ".json")) || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		info, err := e.Info()

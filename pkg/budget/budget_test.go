@@ -1,6 +1,8 @@
 package budget
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +116,72 @@ func TestBudgetLeavesShortOutputWithLargeMedia(t *testing.T) {
 	}
 	if list, _ := ListArchives(dir); len(list) != 0 {
 		t.Errorf("archives written: %v", list)
+	}
+}
+
+// The budget bounds the whole printed document: a result with a long
+// list goes to the archive whole, and what is printed keeps its scalar
+// fields, its counts and the path of the archive.
+func TestBudgetBoundsTheWholeEnvelope(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tool-outputs")
+	paths := make([]string, 10000)
+	var text strings.Builder
+	for i := range paths {
+		paths[i] = fmt.Sprintf("src/pkg%04d/file.go", i)
+		text.WriteString(paths[i] + "\n")
+	}
+	result := map[string]any{"paths": paths, "total": 10000, "truncated": false,
+		"skipped": map[string]any{"ignored": 3, "sensitive": 1, "names": []string{"a", "b"}}}
+	env := tool.NewEnvelope("glob", &tool.Response{Output: text.String(), Result: result}, nil)
+	const limit = 64 * 1024
+	Budget{MaxInlineBytes: limit, Dir: dir}.Apply(env)
+	printed, _ := env.Marshal(false)
+	if len(printed) > limit {
+		t.Fatalf("printed %d bytes, over the %d limit", len(printed), limit)
+	}
+	got := env.Result.(map[string]any)
+	if got["total"] != json.Number("10000") || got["paths"] != nil {
+		t.Errorf("result kept %v", got)
+	}
+	if sk := got["skipped"].(map[string]any); sk["ignored"] != json.Number("3") || sk["names"] != nil {
+		t.Errorf("nested scalars: %v", sk)
+	}
+	omitted := got[ResultOmittedKey].(map[string]int)
+	if omitted["paths"] != 10000 || omitted["skipped.names"] != 2 {
+		t.Errorf("omitted = %v", omitted)
+	}
+	whole, err := os.ReadFile(got[ResultArchiveKey].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Tool   string
+		Result struct {
+			Paths []string `json:"paths"`
+		}
+	}
+	if err := json.Unmarshal(whole, &back); err != nil || back.Tool != "glob" || len(back.Result.Paths) != 10000 {
+		t.Errorf("the JSON archive does not hold the whole envelope: %v, %d paths", err, len(back.Result.Paths))
+	}
+	if env.Archived == nil || !strings.Contains(env.OutputText(), env.Archived.Path) {
+		t.Error("the text was not archived with a receipt")
+	}
+	if !env.Truncated {
+		t.Error("a budgeted envelope must say truncated")
+	}
+}
+
+// A short text with a big list still fits: the list is archived, the
+// text stays.
+func TestBudgetArchivesABigResultWithAShortText(t *testing.T) {
+	dir := t.TempDir()
+	items := make([]int, 20000)
+	env := tool.NewEnvelope("x", &tool.Response{Output: "20000 items", Result: map[string]any{"items": items}}, nil)
+	Budget{MaxInlineBytes: 4096, Dir: dir}.Apply(env)
+	if env.OutputText() != "20000 items" || env.Archived != nil {
+		t.Errorf("the short text changed: %q %+v", env.OutputText(), env.Archived)
+	}
+	if m := env.Result.(map[string]any); m[ResultOmittedKey].(map[string]int)["items"] != 20000 {
+		t.Errorf("result = %v", m)
 	}
 }

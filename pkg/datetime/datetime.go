@@ -44,6 +44,7 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true},
 		Description: description, Schema: schema,
 	}, func(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 		res, err := Now(env.Now(), p)

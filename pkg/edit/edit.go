@@ -92,6 +92,7 @@ var limits = map[string]any{
 func EditTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: EditName, Mode: tool.Sequential, Timeout: Timeout,
+		Facts:       tool.Facts{Destructive: true},
 		Description: editDescription, Schema: editSchema, Data: limits,
 	}, Run)
 }

@@ -69,6 +69,7 @@ var (
 func WriteTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: WriteName, Mode: tool.Sequential, Timeout: Timeout,
+		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Description: writeDescription, Schema: writeSchema, Data: limits,
 	}, Write)
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 const (
@@ -136,7 +138,7 @@ func (c *capture) settle(limit time.Duration) {
 		c.mu.Lock()
 		n := c.bytes
 		c.mu.Unlock()
-		if n == last && pipeUnread(c.r) == 0 {
+		if n == last && proctree.PipeUnread(c.r) == 0 {
 			return // nothing waiting, and nothing taken in since the last look
 		}
 		last = n

@@ -23,6 +23,8 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // Name is the bash tool's name.
@@ -101,13 +103,13 @@ type Result struct {
 	SpoolDroppedBytes int64  `json:"spool_dropped_bytes"`
 	// Leftovers are processes still running when the main process exited;
 	// LeftoversAction says whether they were killed or kept as a task.
-	Leftovers       []procRef `json:"leftovers"`
-	LeftoversAction string    `json:"leftovers_action"`
+	Leftovers       []proctree.Ref `json:"leftovers"`
+	LeftoversAction string         `json:"leftovers_action"`
 	// Survivors outlived SIGKILL.
-	Survivors   []procRef `json:"survivors"`
-	EnvSanitize string    `json:"env_sanitize"`
-	EnvRemoved  []string  `json:"env_removed"`
-	Notes       []string  `json:"notes"`
+	Survivors   []proctree.Ref `json:"survivors"`
+	EnvSanitize string         `json:"env_sanitize"`
+	EnvRemoved  []string       `json:"env_removed"`
+	Notes       []string       `json:"notes"`
 }
 
 // Options are what the bash tool needs from its host.
@@ -163,6 +165,7 @@ func templateData() map[string]any {
 func Tool(o Options) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential,
+		Facts: tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
 		// No generic deadline: bash enforces its own limits and reports
 		// them (Command timed out after N seconds, exit 124).
 		Timeout:     0,
@@ -266,6 +269,11 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 				Message: "role explore cannot start background tasks: it has no task_output to read them",
 				Hint:    "run the command in the foreground, within its time limit"}
 		}
+		cfg.AutoBackgroundAfter = 0
+	}
+	if p.AutoBackground == nil && (isTruthy(env.LookupEnv("CI")) || isTruthy(env.LookupEnv("GITHUB_ACTIONS"))) {
+		// A script or CI job branches on the command's status: a call
+		// that returned while its command still ran would fool it.
 		cfg.AutoBackgroundAfter = 0
 	}
 	pl := makePlan(p, cfg)
@@ -398,7 +406,7 @@ func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) 
 	} else if r.TaskID == "" {
 		removeTaskDir(rs.taskDir)
 	}
-	resp.Output = withNotes(text, r.Notes)
+	resp.Output, resp.Notices = withNotices(text, r.Notes)
 	return resp, statusError(rec)
 }
 
@@ -434,6 +442,16 @@ func statusError(rec record) error {
 // withNotes appends the notes to the output, one per line. What it adds
 // to an empty text is the most it adds to any: OutputCap less that is the
 // room for the text.
+// withNotices is withNotes, and the end of it that is notices rather than
+// the command's output: the notes, and "(no output)" standing for none.
+func withNotices(text string, notes []string) (out, notices string) {
+	out = withNotes(text, notes)
+	if text == noOutput {
+		return out, out
+	}
+	return out, out[len(text):]
+}
+
 func withNotes(text string, notes []string) string {
 	if len(notes) == 0 {
 		return text
@@ -485,7 +503,7 @@ func pronoun(n int) string {
 	return "were"
 }
 
-func describe(ps []procRef) string {
+func describe(ps []proctree.Ref) string {
 	parts := make([]string, 0, len(ps))
 	for i, p := range ps {
 		if i == 8 {

@@ -20,6 +20,8 @@ import (
 	"github.com/mcode-dev/mcode/internal/peer"
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/tool"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // The test binary doubles as mcode's two process roles: a task
@@ -31,7 +33,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case SupervisorArg:
-			os.Exit(Supervise(os.Args[2:]))
+			os.Exit(Supervise(os.Args[2:], SupervisorStreams()))
 		case toolArg:
 			os.Exit(toolMain(os.Args[2:]))
 		}
@@ -86,9 +88,19 @@ func testEnv(t testing.TB, edit func(*config.Bash)) *tool.Env {
 		edit(&cfg.Bash)
 	}
 	dir := t.TempDir()
-	env := &tool.Env{Root: dir, DataDir: filepath.Join(dir, ".mcode"), UserHome: dir, Config: &cfg, Now: time.Now}
+	env := &tool.Env{Root: dir, DataDir: filepath.Join(dir, ".mcode"), UserHome: dir, Config: &cfg, Now: time.Now,
+		Getenv: notCI}
 	t.Cleanup(func() { killTasksOf(env.DataDir) })
 	return env
+}
+
+// notCI is the environment of a person's call: CI (and GitHub Actions)
+// turn auto-background off, and the tests of it run in CI too.
+func notCI(key string) string {
+	if key == "CI" || key == "GITHUB_ACTIONS" {
+		return ""
+	}
+	return os.Getenv(key)
 }
 
 // killTasksOf kills whatever a test left running under dataDir, even when
@@ -97,11 +109,11 @@ func testEnv(t testing.TB, edit func(*config.Bash)) *tool.Env {
 func killTasksOf(dataDir string) {
 	entries, _ := os.ReadDir(filepath.Join(dataDir, TasksDir))
 	for range 2 { // a process may fork while the first pass looks
-		for _, pid := range allPIDs() {
+		for _, pid := range proctree.AllPIDs() {
 			cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 			for _, e := range entries {
 				dir := filepath.Join(dataDir, TasksDir, e.Name())
-				if bytes.Contains(cmdline, []byte("\x00"+dir+"\x00")) || hasEnv(pid, jobMarkerVar+"="+e.Name()) {
+				if bytes.Contains(cmdline, []byte("\x00"+dir+"\x00")) || proctree.HasEnv(pid, jobMarkerVar+"="+e.Name()) {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}
@@ -174,7 +186,7 @@ func pidsWithArg(arg string) []int {
 		if err != nil {
 			continue
 		}
-		if p, ok := readProc(pid); ok && p.dead() {
+		if p, ok := proctree.Read(pid); ok && p.Dead() {
 			continue
 		}
 		for _, a := range bytes.Split(data, []byte{0}) {

@@ -6,6 +6,8 @@ import (
 	osexec "os/exec"
 	"slices"
 	"time"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 const (
@@ -15,8 +17,6 @@ const (
 	// drainAfterExit bounds the wait for the pipe's last bytes once every
 	// process of the job is gone.
 	drainAfterExit = 500 * time.Millisecond
-	// killRounds bounds the SIGKILL sweeps against a tree that keeps forking.
-	killRounds = 50
 	// reapWait bounds the wait for a main process that survived SIGKILL.
 	reapWait = 2 * time.Second
 )
@@ -48,9 +48,9 @@ type job struct {
 // startJob starts the shell with stdin on /dev/null and stdout and stderr
 // on one pipe.
 func startJob(spec jobSpec) (*job, error) {
-	_ = becomeSubreaper() // without it, only the tree under the shell is reachable
-	defaultSignals()
-	closeInheritedFDs()
+	_ = proctree.BecomeSubreaper() // without it, only the tree under the shell is reachable
+	proctree.DefaultSignals()
+	proctree.CloseInheritedFDs()
 	spool, err := os.OpenFile(spec.SpoolPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating the output spool: %w", err)
@@ -60,7 +60,7 @@ func startJob(spec jobSpec) (*job, error) {
 		spool.Close()
 		return nil, err
 	}
-	growPipe(r)
+	proctree.GrowPipe(r, pipeBufferSize)
 	cmd := &osexec.Cmd{
 		Path:        spec.Shell,
 		Args:        []string{spec.Shell, "-c", spec.Command},
@@ -68,7 +68,7 @@ func startJob(spec jobSpec) (*job, error) {
 		Env:         append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
 		Stdout:      w,
 		Stderr:      w,
-		SysProcAttr: shellAttr(),
+		SysProcAttr: proctree.SessionAttr(),
 	}
 	err = cmd.Start()
 	w.Close()
@@ -92,7 +92,7 @@ func startJob(spec jobSpec) (*job, error) {
 // exit is the main process's exit code and, when a signal killed it, the
 // signal's name. Call it after mainDone.
 func (j *job) exit() (int, string) {
-	return exitOf(j.cmd.ProcessState)
+	return proctree.ExitOf(j.cmd.ProcessState)
 }
 
 // waitMain waits for the main process, at most d.
@@ -108,15 +108,15 @@ func (j *job) waitMain(d time.Duration) bool {
 // members lists the job's living processes: the owner's children (the
 // shell, and orphans re-parented to the owner) and all their descendants.
 // Dead children of the owner are reaped on the way.
-func (j *job) members() []proc {
+func (j *job) members() []proctree.Proc {
 	self := os.Getpid()
-	roots := childrenOf(self)
+	roots := proctree.Children(self)
 	select {
 	case <-j.mainDone:
 	default:
 		roots = append(roots, j.pid) // where childrenOf cannot see it
 	}
-	var live []proc
+	var live []proctree.Proc
 	seen := map[int]bool{}
 	for len(roots) > 0 {
 		pid := roots[len(roots)-1]
@@ -125,14 +125,14 @@ func (j *job) members() []proc {
 			continue
 		}
 		seen[pid] = true
-		p, ok := readProc(pid)
+		p, ok := proctree.Read(pid)
 		if !ok {
 			continue
 		}
-		roots = append(roots, childrenOf(pid)...)
-		if p.dead() {
+		roots = append(roots, proctree.Children(pid)...)
+		if p.Dead() {
 			if p.PPID == self && pid != j.pid {
-				reap(pid) // the shell is reaped by cmd.Wait
+				proctree.Reap(pid) // the shell is reaped by cmd.Wait
 			}
 			continue
 		}
@@ -141,54 +141,7 @@ func (j *job) members() []proc {
 	return live
 }
 
-// stopTree ends every process of the job (see stopProcs).
-func (j *job) stopTree(grace time.Duration) []procRef {
-	return stopProcs(j.members, grace)
-}
-
-// stopProcs ends every process members lists: SIGTERM to each (and
-// SIGCONT, so a stopped one can act on it), up to grace for trap handlers
-// to run, then SIGKILL until nothing is left. It returns the processes
-// that outlived even SIGKILL (stuck in the kernel), which results report
-// by pid.
-func stopProcs(members func() []proc, grace time.Duration) []procRef {
-	for _, p := range members() {
-		terminate(p.PID)
-	}
-	deadline := time.Now().Add(grace)
-	for pause := 5 * time.Millisecond; time.Now().Before(deadline); pause = min(2*pause, 100*time.Millisecond) {
-		if len(members()) == 0 {
-			return nil
-		}
-		time.Sleep(min(pause, time.Until(deadline)))
-	}
-	for round := 0; round < killRounds; round++ {
-		m := members()
-		if len(m) == 0 {
-			return nil
-		}
-		for _, p := range m {
-			forceKill(p.PID)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return refs(members())
-}
-
-// procRef names a process in a result.
-type procRef struct {
-	PID     int    `json:"pid"`
-	Command string `json:"command"`
-}
-
-func refs(ps []proc) []procRef {
-	if len(ps) == 0 {
-		return nil
-	}
-	out := make([]procRef, len(ps))
-	for i, p := range ps {
-		out[i] = procRef{PID: p.PID, Command: p.Comm}
-	}
-	slices.SortFunc(out, func(a, b procRef) int { return a.PID - b.PID })
-	return out
+// stopTree ends every process of the job (see proctree.Stop).
+func (j *job) stopTree(grace time.Duration) []proctree.Ref {
+	return proctree.Stop(j.members, grace)
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/textenc"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // numbered returns "1\n2\n…n\n".
@@ -282,7 +284,7 @@ func TestCaptureSettles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	growPipe(r)
+	proctree.GrowPipe(r, pipeBufferSize)
 	spool, err := os.Create(filepath.Join(t.TempDir(), "spool"))
 	if err != nil {
 		t.Fatal(err)

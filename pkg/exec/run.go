@@ -2,6 +2,8 @@ package exec
 
 import (
 	"time"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // stopRequest asks a running job to end.
@@ -19,13 +21,13 @@ type record struct {
 	Signal   string `json:"signal,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 	// LimitS is the time limit that ran out (timed_out only).
-	LimitS    float64     `json:"limit_s,omitempty"`
-	StartedAt time.Time   `json:"started_at"`
-	EndedAt   time.Time   `json:"ended_at"`
-	Leftovers []procRef   `json:"leftovers"`
-	Kept      bool        `json:"leftovers_kept"`
-	Survivors []procRef   `json:"survivors"`
-	Output    outputStats `json:"output"`
+	LimitS    float64        `json:"limit_s,omitempty"`
+	StartedAt time.Time      `json:"started_at"`
+	EndedAt   time.Time      `json:"ended_at"`
+	Leftovers []proctree.Ref `json:"leftovers"`
+	Kept      bool           `json:"leftovers_kept"`
+	Survivors []proctree.Ref `json:"survivors"`
+	Output    outputStats    `json:"output"`
 }
 
 // Limit is the limit that ran out.
@@ -86,7 +88,7 @@ func (j *job) drive(ctl control) record {
 	}
 	if req == nil {
 		if left := j.members(); len(left) > 0 {
-			rec.Leftovers = refs(left)
+			rec.Leftovers = proctree.Refs(left)
 			if ctl.keepChildren {
 				rec.Kept = true
 				if ctl.onKept != nil {
@@ -117,7 +119,7 @@ func (r *record) apply(req stopRequest) {
 
 // waitLeftovers lets kept leftovers run until they are all gone, the
 // watchdog fires or a stop comes.
-func (j *job) waitLeftovers(ctl control, rec *record) []procRef {
+func (j *job) waitLeftovers(ctl control, rec *record) []proctree.Ref {
 	var watchdog <-chan time.Time
 	if ctl.leftoverLimit > 0 {
 		t := time.NewTimer(ctl.leftoverLimit)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // SupervisorArg is the hidden first argument that makes mcode a task
@@ -67,23 +69,37 @@ const (
 	evDone    = "done"
 )
 
+// SupervisorIO are a supervisor's streams: the control pipe the caller
+// writes commands to, the events pipe it reads, and stderr for what no
+// caller will read.
+type SupervisorIO struct {
+	Control io.Reader
+	Events  io.Writer
+	Stderr  io.Writer
+}
+
+// SupervisorStreams are the streams of a supervisor process as the caller
+// started it: stdin is the control pipe and fd 3 the events pipe.
+func SupervisorStreams() SupervisorIO {
+	// exec leaves fd 3 open: without close-on-exec the command would
+	// inherit the events pipe.
+	syscall.CloseOnExec(3)
+	return SupervisorIO{Control: os.Stdin, Events: os.NewFile(3, "events"), Stderr: os.Stderr}
+}
+
 // Supervise is the supervisor process's main: args are what follows
 // SupervisorArg. It returns the process exit status.
-func Supervise(args []string) int {
+func Supervise(args []string, sio SupervisorIO) int {
 	if len(args) != 1 {
-		fmt.Fprintf(os.Stderr, "usage: mcode %s TASKDIR\n", SupervisorArg)
+		fmt.Fprintf(sio.Stderr, "usage: mcode %s TASKDIR\n", SupervisorArg)
 		return 2
 	}
 	dir := args[0]
-	// The events pipe came as fd 3, which exec leaves open: without
-	// close-on-exec the command would inherit it.
-	syscall.CloseOnExec(3)
-	events := os.NewFile(3, "events")
 	send := func(ev event) {
 		data, _ := json.Marshal(ev)
-		_, _ = events.Write(append(data, '\n')) // the caller may be gone: EPIPE is fine
+		_, _ = sio.Events.Write(append(data, '\n')) // the caller may be gone: EPIPE is fine
 	}
-	ctl := bufio.NewReader(os.Stdin)
+	ctl := bufio.NewReader(sio.Control)
 	line, err := ctl.ReadBytes('\n')
 	var spec supervisorSpec
 	if err == nil {
@@ -142,7 +158,7 @@ func Supervise(args []string) int {
 		onKept: func(r record) { send(event{Event: evKept, Record: &r}) },
 	})
 	if err := writeRecord(dir, rec, detached.Load() || rec.Kept); err != nil {
-		fmt.Fprintf(os.Stderr, "writing the exit record: %v\n", err)
+		fmt.Fprintf(sio.Stderr, "writing the exit record: %v\n", err)
 	}
 	send(event{Event: evDone, Record: &rec})
 	return 0
@@ -208,7 +224,7 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 		Stdout:      logf,
 		Stderr:      logf,
 		ExtraFiles:  []*os.File{evW},
-		SysProcAttr: supervisorAttr(),
+		SysProcAttr: proctree.DetachedAttr(),
 	}
 	err = cmd.Start()
 	ctlR.Close()
@@ -220,7 +236,7 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 		return nil, fmt.Errorf("starting the supervisor %s: %w", exe, err)
 	}
 	s := &supervisor{cmd: cmd, ctl: ctlW, events: make(chan event, 4), exited: make(chan struct{}), dir: rs.taskDir}
-	if p, ok := readProc(cmd.Process.Pid); ok {
+	if p, ok := proctree.Read(cmd.Process.Pid); ok {
 		s.start = p.Start
 	}
 	go func() {
@@ -369,7 +385,9 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			}
 			s.detach()
 			gcTasks(rs.env.DataDir, time.Now())
-			return rs.background(meta, &pl.autoAfter), nil
+			return rs.background(meta, &pl.autoAfter), &tool.Error{Code: tool.CodeBackgrounded,
+				Message: fmt.Sprintf("still running after %s: moved to background task %s, so there is no exit status yet", seconds(pl.autoAfter), meta.ID),
+				Hint:    fmt.Sprintf("`mcode task wait %[1]s` waits for it and exits with the command's status; `mcode task output %[1]s` shows what is new; under CI, or with bash.autoBackgroundAfter: 0, a foreground call waits for its command", meta.ID)}
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				s.send(cmdTimeout) // the call's own deadline: a time-out
@@ -403,7 +421,7 @@ func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Respon
 	resp := &tool.Response{Result: r}
 	follow := fmt.Sprintf("\nFollow it with `mcode task output %[1]s` (add --wait S to wait for it), `mcode task wait %[1]s`, or end it with `mcode task stop %[1]s`.", meta.ID)
 	if after == nil {
-		resp.Output = withNotes(fmt.Sprintf("Started background task %s (pid %d): %s\n", meta.ID, meta.PID, oneLine(meta.Command, commandShown))+follow, r.Notes)
+		resp.Output, resp.Notices = withNotices(fmt.Sprintf("Started background task %s (pid %d): %s\n", meta.ID, meta.PID, oneLine(meta.Command, commandShown))+follow, r.Notes)
 		return resp
 	}
 	head := fmt.Sprintf("Still running after %s: moved to background task %s (pid %d) without restarting it; its time limit of %s still applies.\n\nOutput so far:\n",
@@ -416,7 +434,7 @@ func (rs *runSetup) background(meta taskMeta, after *time.Duration) *tool.Respon
 		resp.Truncated = true
 		resp.Continuation = &tool.Continuation{FullOutputPath: view.Path, Hint: readSpoolHint(view.Path)}
 	}
-	resp.Output = withNotes(head+strings.TrimRight(text, "\n")+"\n"+follow, r.Notes)
+	resp.Output, resp.Notices = withNotices(head+strings.TrimRight(text, "\n")+"\n"+follow, r.Notes)
 	return resp
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // The task folder: MCODE_HOME/tasks/<id>/ holds meta.json (what runs,
@@ -215,8 +217,8 @@ func supervisorAlive(m taskMeta) bool {
 	if m.SupervisorPID <= 0 {
 		return false
 	}
-	p, ok := readProc(m.SupervisorPID)
-	return ok && !p.dead() && p.Start == m.SupervisorStart
+	p, ok := proctree.Read(m.SupervisorPID)
+	return ok && !p.Dead() && p.Start == m.SupervisorStart
 }
 
 // listTasks returns the background tasks, newest first.

@@ -95,8 +95,13 @@ func TestTaskWaitReportsTheExitStatus(t *testing.T) {
 func TestAutoBackgroundKeepsTheSameProcess(t *testing.T) {
 	env := testEnv(t, func(b *config.Bash) { b.AutoBackgroundAfter = time.Second })
 	out, r, err := bash(t, env, map[string]any{"command": "echo one; sleep 2; echo two", "timeout": 30})
-	if err != nil || r.Status != StatusRunning || r.TaskID == "" || r.Invocation != ManagedForeground {
+	// A call that returns while its command runs never exits 0.
+	if err == nil || err.Code != tool.CodeBackgrounded || err.ExitCode() != tool.ExitBackgrounded ||
+		r.Status != StatusRunning || r.TaskID == "" || r.Invocation != ManagedForeground {
 		t.Fatalf("result %+v err %v", r, err)
+	}
+	if !strings.Contains(err.Hint, "mcode task wait "+r.TaskID) {
+		t.Errorf("hint %q", err.Hint)
 	}
 	if !strings.Contains(out, "Still running after 1 seconds: moved to background task "+r.TaskID) || !strings.Contains(out, "Output so far:\none\n") {
 		t.Errorf("output %q", out)
@@ -113,13 +118,36 @@ func TestAutoBackgroundKeepsTheSameProcess(t *testing.T) {
 	}
 }
 
+// Under CI a foreground call waits for its command, however long, and
+// returns its status; an explicit auto_background still hands it over.
+func TestNoAutoBackgroundUnderCI(t *testing.T) {
+	env := testEnv(t, func(b *config.Bash) { b.AutoBackgroundAfter = 300 * time.Millisecond })
+	env.Getenv = func(k string) string {
+		if k == "CI" {
+			return "true"
+		}
+		return notCI(k)
+	}
+	_, r, err := bash(t, env, map[string]any{"command": "sleep 1; exit 3"})
+	if err == nil || err.Code != tool.CodeExitStatus || err.ExitCode() != 3 || r.TaskID != "" || r.Invocation != DirectForeground {
+		t.Errorf("under CI: result %+v err %v", r, err)
+	}
+	_, r, err = bash(t, env, map[string]any{"command": "sleep 1", "auto_background": true})
+	if err == nil || err.Code != tool.CodeBackgrounded || r.TaskID == "" {
+		t.Errorf("explicit auto_background under CI: result %+v err %v", r, err)
+	}
+	if r.TaskID != "" {
+		inProcess(t, env, TaskWaitName, map[string]any{"task_id": r.TaskID})
+	}
+}
+
 func TestAutoBackgroundKeepsItsTimeLimit(t *testing.T) {
 	requireLinux(t)
 	env := testEnv(t, func(b *config.Bash) { b.AutoBackgroundAfter = 500 * time.Millisecond })
 	s := sleepArg()
 	cleanup(t, s)
 	_, r, err := bash(t, env, map[string]any{"command": "sleep " + s, "timeout": 1.5})
-	if err != nil || r.TaskID == "" {
+	if err == nil || err.Code != tool.CodeBackgrounded || r.TaskID == "" {
 		t.Fatalf("result %+v err %v", r, err)
 	}
 	_, w, werr := inProcess(t, env, TaskWaitName, map[string]any{"task_id": r.TaskID})

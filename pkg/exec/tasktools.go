@@ -12,6 +12,8 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // Names of the task tools.
@@ -68,10 +70,10 @@ type TaskInfo struct {
 	EndedAt    *time.Time `json:"ended_at"`
 	DurationS  float64    `json:"duration_s"`
 	// Bytes is the output so far (in the spool while running).
-	Bytes          int64     `json:"bytes"`
-	FullOutputPath string    `json:"full_output_path"`
-	Leftovers      []procRef `json:"leftovers"`
-	Survivors      []procRef `json:"survivors"`
+	Bytes          int64          `json:"bytes"`
+	FullOutputPath string         `json:"full_output_path"`
+	Leftovers      []proctree.Ref `json:"leftovers"`
+	Survivors      []proctree.Ref `json:"survivors"`
 }
 
 func (t *task) info(now time.Time) TaskInfo {
@@ -119,6 +121,7 @@ type TaskListResult struct {
 func TaskListTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskListName, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true, Tasks: true},
 		Description: taskListDescription, Schema: taskListSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, _ TaskListParams) (*tool.Response, error) {
 		gcTasks(env.DataDir, time.Now())
@@ -171,6 +174,7 @@ type TaskOutputResult struct {
 func TaskOutputTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskOutputName, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Tasks: true},
 		Description: taskOutputDescription, Schema: taskOutputSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskOutputParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
@@ -281,6 +285,7 @@ type TaskIDParams struct {
 func TaskWaitTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskWaitName, Mode: tool.Parallel, Timeout: DefaultTaskWait,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true, Tasks: true},
 		Description: taskWaitDescription, Schema: taskWaitSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
@@ -322,6 +327,7 @@ type TaskStopResult struct {
 func TaskStopTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskStopName, Mode: tool.Sequential,
+		Facts:       tool.Facts{Destructive: true, Idempotent: true, Processes: true, Tasks: true},
 		Description: taskStopDescription, Schema: taskStopSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
 		t, err := loadTask(env.DataDir, p.TaskID)
@@ -365,7 +371,7 @@ func TaskStopTool() *tool.Tool {
 // with the usual grace) and waits for its record. A supervisor that does
 // not answer is killed and the tree is ended by its job marker.
 func (t *task) stop(ctx context.Context) string {
-	terminate(t.meta.SupervisorPID)
+	proctree.Terminate(t.meta.SupervisorPID)
 	waitCtx, cancel := context.WithTimeout(ctx, stopWait)
 	t.wait(waitCtx)
 	cancel()
@@ -373,7 +379,7 @@ func (t *task) stop(ctx context.Context) string {
 		return ""
 	}
 	if supervisorAlive(t.meta) {
-		forceKill(t.meta.SupervisorPID)
+		proctree.ForceKill(t.meta.SupervisorPID)
 	}
 	return t.stopLost(fmt.Sprintf("its supervisor (pid %d) did not answer within %s and was killed", t.meta.SupervisorPID, stopWait))
 }
@@ -383,17 +389,17 @@ func (t *task) stop(ctx context.Context) string {
 // records it as stopped.
 func (t *task) stopLost(why string) string {
 	marker := jobMarkerVar + "=" + t.meta.ID
-	members := func() []proc {
-		var out []proc
-		for _, pid := range allPIDs() {
-			if p, ok := readProc(pid); ok && !p.dead() && hasEnv(pid, marker) {
+	members := func() []proctree.Proc {
+		var out []proctree.Proc
+		for _, pid := range proctree.AllPIDs() {
+			if p, ok := proctree.Read(pid); ok && !p.Dead() && proctree.HasEnv(pid, marker) {
 				out = append(out, p)
 			}
 		}
 		return out
 	}
-	found := refs(members())
-	survivors := stopProcs(members, KillGrace)
+	found := proctree.Refs(members())
+	survivors := proctree.Stop(members, KillGrace)
 	rec := record{
 		Status: StatusStopped, ExitCode: -1, Reason: why, StartedAt: t.meta.StartedAt, EndedAt: time.Now(),
 		Leftovers: found, Survivors: survivors,

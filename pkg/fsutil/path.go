@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcode-dev/mcode/pkg/nearest"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -51,7 +52,7 @@ func NearNames(abs string, n int) []string {
 	for _, e := range entries {
 		name := e.Name()
 		ln := strings.ToLower(name)
-		score := editDistance(lb, ln)
+		score := nearest.Distance(lb, ln)
 		switch {
 		case ln == lb:
 			score = 0
@@ -85,25 +86,4 @@ func stem(name string) string {
 		return name[:i]
 	}
 	return name
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -105,7 +105,8 @@ func (r *reading) image(ctx context.Context, ft textenc.FileType) (*tool.Respons
 	}
 	enc := base64.StdEncoding.EncodeToString(sent)
 	media.Data = &enc
-	return &tool.Response{Output: out + ".", Result: r.result}, nil
+	return &tool.Response{Output: out + ".", Result: r.result,
+		Media: []tool.Media{{Type: "image", MIMEType: media.MIME, Data: enc, Width: media.Width, Height: media.Height}}}, nil
 }
 
 func (r *reading) corruptImage(name string, err error) error {

@@ -157,6 +157,7 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: description, Schema: schema,
 		Data: map[string]any{
 			"DefaultLimit":     DefaultLimit,

@@ -232,12 +232,15 @@ func ignoredExample(dirs []string) string {
 	return path.Clean(dirs[0]) + "/**"
 }
 
-func (res *GlobResult) render() string {
+// render is the text a model reads: the paths, then the summary, which
+// is also returned alone (the notices of -o text).
+func (res *GlobResult) render() (text, notices string) {
 	var b strings.Builder
 	for _, p := range res.Paths {
 		b.WriteString(textPath(p))
 		b.WriteByte('\n')
 	}
+	body := b.Len()
 	kind := "file"
 	if res.Type == TypeDir {
 		kind = "folder"
@@ -255,5 +258,5 @@ func (res *GlobResult) render() string {
 		b.WriteString(" (skipped " + s + ")")
 	}
 	writeTail(&b, "walk", res.Partial, res.Note, res.Hint)
-	return b.String()
+	return b.String(), b.String()[body:]
 }

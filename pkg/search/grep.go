@@ -538,9 +538,11 @@ func (g *grepRun) hint(res *GrepResult, passed int) string {
 	return strings.Join(hints, "; ")
 }
 
-// render is the text a model reads. It may shorten the content-mode
+// render is the text a model reads: the entries, then the summary of what
+// was found, searched and skipped, which is also returned alone (the
+// notices that -o text sends to stderr). It may shorten the content-mode
 // matches to the output cap, and says so.
-func (res *GrepResult) render() (string, bool) {
+func (res *GrepResult) render() (text, notices string, truncated bool) {
 	p := res.p
 	var b strings.Builder
 	capped := false
@@ -597,8 +599,8 @@ func (res *GrepResult) render() (string, bool) {
 			res.Hint = strings.TrimPrefix(res.Hint+fmt.Sprintf("; content output is capped at %d KiB: narrow the search or use --mode files", GrepMaxOutputBytes>>10), "; ")
 		}
 	}
-	b.WriteString(res.summary(p))
-	return b.String(), res.Truncated
+	notices = res.summary(p)
+	return b.String() + notices, notices, res.Truncated
 }
 
 // summary is the closing line: what was found, searched and skipped, so

@@ -144,7 +144,7 @@ func TestNoIgnoreAndIncludeIgnored(t *testing.T) {
 func TestZeroMatchesSaysWhatWasSearched(t *testing.T) {
 	root, home := fixture(t)
 	res := grep(t, testEnv(root, home), GrepParams{Pattern: "no such text anywhere"})
-	out, _ := res.render()
+	out, _, _ := res.render()
 	if res.Count != 0 || res.Total != 0 || res.FilesSearched == 0 || res.Skipped.Ignored == 0 || res.Skipped.Binary == 0 || res.Skipped.TooLarge == 0 {
 		t.Errorf("zero-match result: %+v", res)
 	}
@@ -180,7 +180,7 @@ func TestContentModeContextAndClipping(t *testing.T) {
 	root, home := fixture(t)
 	env := testEnv(root, home)
 	res := grep(t, env, GrepParams{Pattern: "bar", Path: "multi.txt", Context: 1})
-	out, _ := res.render()
+	out, _, _ := res.render()
 	want := "multi.txt-1-foo\nmulti.txt:2:bar\nmulti.txt:3:foo bar\nmulti.txt:4:baz foo_bar(x)\n"
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("context output:\n%s\nwant prefix:\n%s", out, want)
@@ -200,7 +200,7 @@ func TestContentOutputCap(t *testing.T) {
 	line := strings.Repeat("match ", 60) + "\n"
 	writeFiles(t, dir, map[string]string{"many.txt": strings.Repeat(line, 500)})
 	res := grep(t, &tool.Env{Root: dir}, GrepParams{Pattern: "match", Mode: ModeContent, Limit: 500})
-	out, truncated := res.render()
+	out, _, truncated := res.render()
 	if !truncated || len(out) > GrepMaxOutputBytes+1024 || res.Count >= 500 || !strings.Contains(res.Hint, "capped") {
 		t.Errorf("cap: truncated %v, %d bytes, count %d, hint %q", truncated, len(out), res.Count, res.Hint)
 	}
@@ -284,7 +284,7 @@ func TestSpecialFilesAndSymlinks(t *testing.T) {
 		if !slices.Equal(res.Files, []string{"a.txt"}) {
 			t.Errorf("files %v: symlinks must not be followed", res.Files)
 		}
-		out, _ := res.render()
+		out, _, _ := res.render()
 		if res.Skipped.Symlinks != 2 || !strings.Contains(out, "2 symlinks (not followed)") {
 			t.Errorf("skipped %+v: the two symlinks are not counted\n%s", res.Skipped, out)
 		}

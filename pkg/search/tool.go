@@ -55,14 +55,15 @@ func data() templateData {
 func GrepTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: GrepName, Mode: tool.Parallel, Timeout: Timeout,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: grepDescription, Schema: grepSchema, Data: data(),
 	}, func(ctx context.Context, env *tool.Env, p GrepParams) (*tool.Response, error) {
 		res, err := Grep(ctx, env, p)
 		if err != nil {
 			return nil, err
 		}
-		out, truncated := res.render()
-		resp := &tool.Response{Output: out, Result: res, Truncated: truncated}
+		out, notices, truncated := res.render()
+		resp := &tool.Response{Output: out, Notices: notices, Result: res, Truncated: truncated}
 		if truncated {
 			resp.Continuation = &tool.Continuation{Hint: res.Hint}
 		}
@@ -74,13 +75,15 @@ func GrepTool() *tool.Tool {
 func GlobTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: GlobName, Mode: tool.Parallel, Timeout: Timeout,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: globDescription, Schema: globSchema, Data: data(),
 	}, func(ctx context.Context, env *tool.Env, p GlobParams) (*tool.Response, error) {
 		res, err := Glob(ctx, env, p)
 		if err != nil {
 			return nil, err
 		}
-		resp := &tool.Response{Output: res.render(), Result: res, Truncated: res.Truncated}
+		out, notices := res.render()
+		resp := &tool.Response{Output: out, Notices: notices, Result: res, Truncated: res.Truncated}
 		if res.Truncated {
 			resp.Continuation = &tool.Continuation{Hint: res.Hint}
 		}

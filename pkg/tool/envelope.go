@@ -3,6 +3,7 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // Response is what a tool hands back: the text a model reads and the
@@ -13,6 +14,23 @@ type Response struct {
 	Result       any
 	Truncated    bool
 	Continuation *Continuation
+	// Notices is the end of Output that is about the text rather than
+	// part of it (a search's summary, bash's "(no output)", notes): -o
+	// text prints Output without it on stdout and it on stderr.
+	Notices string
+	// Media are images (and later other media) the caller can show as
+	// such: mcp serve sends them as image content.
+	Media []Media
+}
+
+// Media is one piece of binary content of a response, such as an image
+// read sent to the model.
+type Media struct {
+	Type     string `json:"type"` // "image"
+	MIMEType string `json:"mime_type"`
+	Data     string `json:"data"` // base64
+	Width    int    `json:"width,omitempty"`
+	Height   int    `json:"height,omitempty"`
 }
 
 // Continuation tells the reader how to get what was cut.
@@ -42,6 +60,12 @@ type Envelope struct {
 	Archived     *Archived     `json:"archived"`
 	Error        *Error        `json:"error"`
 	DurationMS   int64         `json:"duration_ms"`
+	// Notices, as in Response: the end of Output that -o text sends to
+	// stderr.
+	Notices string `json:"-"`
+	// Media travel beside the printed document: a tool that has them
+	// also describes them in its result (read's result.media).
+	Media []Media `json:"-"`
 }
 
 // NewEnvelope wraps a tool's response and error.
@@ -55,10 +79,19 @@ func NewEnvelope(name string, resp *Response, err error) *Envelope {
 		env.Result = resp.Result
 		env.Truncated = resp.Truncated
 		env.Continuation = resp.Continuation
+		env.Media = resp.Media
+		if strings.HasSuffix(resp.Output, resp.Notices) {
+			env.Notices = resp.Notices
+		}
 	}
 	env.Error = AsError(err)
 	env.OK = env.Error == nil
 	return env
+}
+
+// Text is the output without its notices: what -o text prints on stdout.
+func (e *Envelope) Text() string {
+	return strings.TrimSuffix(e.OutputText(), e.Notices)
 }
 
 // OutputText is the output, or "" when there is none.

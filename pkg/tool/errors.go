@@ -38,6 +38,7 @@ const (
 	CodeServerUnavailable Code = "server_unavailable"
 	CodeToolError         Code = "tool_error"
 	CodeInvalidArgs       Code = "invalid_args"
+	CodeBackgrounded      Code = "backgrounded" // a foreground bash call still running became a background task
 	CodeInternal          Code = "internal"
 )
 
@@ -48,8 +49,13 @@ const (
 	ExitUsage            = 2
 	ExitApprovalRequired = 75
 	ExitDenied           = 77
-	ExitTimeout          = 124
-	ExitInterrupted      = 130
+	// ExitBackgrounded: a foreground call moved to the background while
+	// its command still ran, so there is no status of the command yet.
+	// Never 0, so `mcode bash 'make test' && deploy` does not deploy; a
+	// code no shell or common tool gives (126-127 and 128+N are taken).
+	ExitBackgrounded = 122
+	ExitTimeout      = 124
+	ExitInterrupted  = 130
 )
 
 // ExitCode maps an error code to the process exit status.
@@ -65,6 +71,8 @@ func (c Code) ExitCode() int {
 		return ExitDenied
 	case CodeTimeout:
 		return ExitTimeout
+	case CodeBackgrounded:
+		return ExitBackgrounded
 	case CodeInterrupted:
 		return ExitInterrupted
 	default:

@@ -1,6 +1,8 @@
 package tool
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,11 +12,29 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 )
 
-// Registry holds every tool by name. Duplicate names are an error.
+// Registry holds every tool by name: the built-in tools, registered once,
+// and the providers of tools from outside, asked when a call needs them.
+// Duplicate names are an error.
 type Registry struct {
-	tools  []*Tool
-	byName map[string]*Tool
+	tools     []*Tool
+	byName    map[string]*Tool
+	providers []Provider
 }
+
+// Provider supplies tools that come from outside (MCP servers, command
+// tools from config). It is asked per call, so it can load lazily and
+// answer from a cache instead of starting a server.
+type Provider interface {
+	// Tools lists every tool the provider has now.
+	Tools(ctx context.Context, env *Env) ([]*Tool, error)
+	// Lookup finds one tool by the name a caller gave; ok is false when
+	// the name is not the provider's.
+	Lookup(ctx context.Context, env *Env, name string) (t *Tool, ok bool, err error)
+}
+
+// AddProvider adds a source of tools, asked after the built-in tools
+// and the providers added before it.
+func (r *Registry) AddProvider(p Provider) { r.providers = append(r.providers, p) }
 
 // NewRegistry registers tools in order.
 func NewRegistry(tools ...*Tool) (*Registry, error) {
@@ -47,10 +67,58 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 	return t, ok
 }
 
-// Tools returns every tool in registration order.
+// Find looks a tool up among the built-in tools, then each provider. An
+// unknown name is a usage error that lists the tools there are.
+func (r *Registry) Find(ctx context.Context, env *Env, name string) (*Tool, error) {
+	if t, ok := r.Lookup(name); ok {
+		return t, nil
+	}
+	for _, p := range r.providers {
+		t, ok, err := p.Lookup(ctx, env, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return t, nil
+		}
+	}
+	return nil, &Error{Code: CodeUsage,
+		Message: fmt.Sprintf("unknown tool %q", name),
+		Hint:    "known tools: " + strings.Join(r.Names(), ", ") + " (`mcode tools list` lists every tool with its parameters)"}
+}
+
+// All lists the built-in tools, then every provider's. A provider that
+// fails does not hide the others: its error is returned beside them. A
+// provider's tool whose name is taken is left out, and said so.
+func (r *Registry) All(ctx context.Context, env *Env) ([]*Tool, error) {
+	all := slices.Clone(r.tools)
+	seen := map[string]bool{}
+	for _, t := range all {
+		seen[NormalizeName(t.Name)] = true
+	}
+	var errs []error
+	for _, p := range r.providers {
+		tools, err := p.Tools(ctx, env)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, t := range tools {
+			key := NormalizeName(t.Name)
+			if seen[key] {
+				errs = append(errs, fmt.Errorf("duplicate tool name %q: the later one is left out", t.Name))
+				continue
+			}
+			seen[key] = true
+			all = append(all, t)
+		}
+	}
+	return all, errors.Join(errs...)
+}
+
+// Tools returns every built-in tool in registration order.
 func (r *Registry) Tools() []*Tool { return slices.Clone(r.tools) }
 
-// Names returns every tool name in registration order.
+// Names returns every built-in tool's name in registration order.
 func (r *Registry) Names() []string {
 	names := make([]string, len(r.tools))
 	for i, t := range r.tools {
@@ -88,14 +156,6 @@ func NarrowestRole(roles ...string) string {
 	return narrowest
 }
 
-// mutatingTools are taken from the verifier and explore roles; explore
-// also loses the task controls.
-var (
-	mutatingTools    = []string{"write", "edit", "rm", "trash_put", "trash_restore", "trash_empty", "task", "task_append"}
-	taskControlTools = []string{"task_output", "task_stop", "task_list", "task_wait"}
-	delegationTools  = []string{"task", "task_append"}
-)
-
 // Profile is the caller's agent, role and switches: it decides which
 // tools are visible and callable.
 type Profile struct {
@@ -127,27 +187,26 @@ func (p Profile) Permits(t *Tool) *Error {
 	if containsName(p.Disallowed, name) {
 		return deny("agent %q lists it in disallowedTools", p.Agent)
 	}
-	switch p.Role {
-	case RoleWorker:
-		if containsName(delegationTools, name) {
-			return deny("role worker cannot delegate")
-		}
-	case RoleVerifier:
-		if containsName(mutatingTools, name) {
-			return deny("role verifier cannot change files")
-		}
-	case RoleExplore:
-		if containsName(mutatingTools, name) || containsName(taskControlTools, name) {
-			return deny("role explore cannot change files or control tasks")
-		}
+	// Each role is narrower than the one before (seed 000,
+	// canonical-tool-policy): the facts a tool declares decide.
+	f := t.Facts
+	switch {
+	case p.Role == "":
+	case f.Delegates:
+		return deny("role %s cannot delegate", p.Role)
+	case p.Role == RoleWorker:
+	case f.ChangesFiles():
+		return deny("role %s cannot change files", p.Role)
+	case p.Role == RoleExplore && f.Tasks:
+		return deny("role explore cannot control tasks")
 	}
 	return nil
 }
 
-// Visible returns the tools the profile may see, in registration order.
-func (r *Registry) Visible(p Profile) []*Tool {
+// Visible returns the tools of tools the profile may see, in order.
+func (p Profile) Visible(tools []*Tool) []*Tool {
 	var out []*Tool
-	for _, t := range r.tools {
+	for _, t := range tools {
 		if p.Permits(t) == nil {
 			out = append(out, t)
 		}

@@ -62,7 +62,7 @@ func (v *validator) validate(args json.RawMessage) error {
 		return &Error{
 			Code:    CodeUsage,
 			Message: fmt.Sprintf("invalid arguments for %s: %s", v.tool, readableValidation(err.Error())),
-			Hint:    fmt.Sprintf("`mcode tools list` shows the parameters of %s", v.tool),
+			Hint:    fmt.Sprintf("`mcode tools list %s` shows its parameters", v.tool),
 		}
 	}
 	return nil

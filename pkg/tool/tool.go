@@ -46,6 +46,32 @@ const (
 	Configured Source = "configured"
 )
 
+// Facts are what a tool does to the world, declared once on its Spec.
+// Roles, the guard's defaults and the MCP annotations all read them.
+type Facts struct {
+	// ReadOnly: the tool changes nothing (MCP readOnlyHint).
+	ReadOnly bool `json:"read_only"`
+	// Destructive: it may delete or overwrite (MCP destructiveHint).
+	Destructive bool `json:"destructive"`
+	// Idempotent: calling it again with the same arguments changes
+	// nothing more (MCP idempotentHint).
+	Idempotent bool `json:"idempotent"`
+	// OpenWorld: it reaches beyond the workspace, such as the network or
+	// programs of their own (MCP openWorldHint).
+	OpenWorld bool `json:"open_world"`
+	// Processes: it starts processes.
+	Processes bool `json:"processes"`
+	// Tasks: it reads or controls background tasks.
+	Tasks bool `json:"tasks"`
+	// Delegates: it hands work to another agent.
+	Delegates bool `json:"delegates"`
+}
+
+// ChangesFiles says whether the tool may change files by itself: it is
+// not read-only and is no shell (what a shell command does is for the
+// guard to judge).
+func (f Facts) ChangesFiles() bool { return !f.ReadOnly && !f.Processes }
+
 // Env is what a running tool may know about its caller.
 type Env struct {
 	Root     string // workspace root, absolute
@@ -93,6 +119,7 @@ type Spec struct {
 	Mode        Mode
 	Tier        Tier
 	Timeout     time.Duration // default per-call limit; 0 means none
+	Facts       Facts
 	Description string
 	Schema      string
 	Data        any
@@ -101,6 +128,10 @@ type Spec struct {
 // RunFunc runs a tool on its decoded, schema-checked parameters.
 type RunFunc[P any] func(ctx context.Context, env *Env, params P) (*Response, error)
 
+// ExecFunc runs a tool on arguments that were already checked against
+// its schema.
+type ExecFunc func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error)
+
 // Tool is one registered tool.
 type Tool struct {
 	Name    string
@@ -108,10 +139,15 @@ type Tool struct {
 	Tier    Tier
 	Source  Source
 	Timeout time.Duration
+	Facts   Facts
 
-	spec   Spec
-	params any // a zero value of the Params type, for Check
-	run    func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error)
+	spec Spec
+	// external is set for a tool built by NewExternal: its description
+	// and schemas are used as given, never rendered as templates.
+	external     bool
+	outputSchema json.RawMessage
+	params       any // a zero value of the Params type, for Check
+	run          ExecFunc
 
 	schemaOnce sync.Once
 	schema     json.RawMessage
@@ -134,17 +170,67 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 	var zero P
 	return &Tool{
 		Name: spec.Name, Mode: spec.Mode, Tier: spec.Tier, Source: Builtin, Timeout: spec.Timeout,
+		Facts:  spec.Facts,
 		spec:   spec,
 		params: zero,
 		run: func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
 			var p P
 			if err := decodeParams(args, &p); err != nil {
 				return nil, &Error{Code: CodeUsage, Message: fmt.Sprintf("arguments for %s: %v", spec.Name, err),
-					Hint: fmt.Sprintf("`mcode tools list` shows the parameters of %s", spec.Name)}
+					Hint: fmt.Sprintf("`mcode tools list %s` shows its parameters", spec.Name)}
 			}
 			return run(ctx, env, p)
 		},
 	}
+}
+
+// External declares a tool that comes from outside mcode's code: an MCP
+// server's tool, a command tool from config. Its description and schemas
+// are used as they are (an MCP server's schema may well contain "{{").
+type External struct {
+	Name         string
+	Description  string
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage // optional
+	Mode         Mode
+	Tier         Tier
+	Source       Source
+	Facts        Facts
+	Timeout      time.Duration
+}
+
+// NewExternal builds a tool from a plain definition. run gets the
+// arguments as the caller sent them, after they passed InputSchema. The
+// schema must be a JSON object; it is compiled on first use.
+func NewExternal(def External, run ExecFunc) (*Tool, error) {
+	if def.Mode == "" {
+		def.Mode = Sequential
+	}
+	if def.Tier == "" {
+		def.Tier = Core
+	}
+	if def.Source == "" {
+		def.Source = Configured
+	}
+	schema := bytes.TrimSpace(def.InputSchema)
+	if len(schema) == 0 {
+		schema = []byte(`{"type":"object"}`)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(schema, &obj); err != nil {
+		return nil, fmt.Errorf("tool %s: the input schema is not a JSON object: %w", def.Name, err)
+	}
+	if out := bytes.TrimSpace(def.OutputSchema); len(out) > 0 {
+		if err := json.Unmarshal(out, &obj); err != nil {
+			return nil, fmt.Errorf("tool %s: the output schema is not a JSON object: %w", def.Name, err)
+		}
+	}
+	return &Tool{
+		Name: def.Name, Mode: def.Mode, Tier: def.Tier, Source: def.Source, Timeout: def.Timeout, Facts: def.Facts,
+		external: true, outputSchema: bytes.TrimSpace(def.OutputSchema),
+		schema: json.RawMessage(schema), description: strings.TrimSpace(def.Description),
+		run: run,
+	}, nil
 }
 
 // decodeParams decodes schema-checked arguments into p. JSON Schema counts
@@ -202,6 +288,10 @@ func integralNumbers(v any) any {
 // print.
 func (t *Tool) initSchema() error {
 	t.schemaOnce.Do(func() {
+		if t.external {
+			t.validator, t.schemaErr = compileSchema(t.Name, t.schema)
+			return
+		}
 		var schema string
 		schema, t.schemaErr = render(t.Name+" schema", t.spec.Schema, t.spec.Data)
 		if t.schemaErr != nil {
@@ -215,6 +305,9 @@ func (t *Tool) initSchema() error {
 
 func (t *Tool) initDescription() error {
 	t.descOnce.Do(func() {
+		if t.external {
+			return
+		}
 		t.description, t.descErr = render(t.Name+" description", t.spec.Description, t.spec.Data)
 	})
 	return t.descErr
@@ -237,9 +330,12 @@ type Definition struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
-	Mode        Mode            `json:"mode"`
-	Tier        Tier            `json:"tier"`
-	Source      Source          `json:"source"`
+	// OutputSchema is the shape of result, where the tool declares one.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	Mode         Mode            `json:"mode"`
+	Tier         Tier            `json:"tier"`
+	Source       Source          `json:"source"`
+	Facts        Facts           `json:"facts"`
 }
 
 // Definition renders the tool's description and schema.
@@ -251,8 +347,8 @@ func (t *Tool) Definition() (Definition, error) {
 		return Definition{}, err
 	}
 	return Definition{
-		Name: t.Name, Description: t.description, InputSchema: t.schema,
-		Mode: t.Mode, Tier: t.Tier, Source: t.Source,
+		Name: t.Name, Description: t.description, InputSchema: t.schema, OutputSchema: t.outputSchema,
+		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts,
 	}, nil
 }
 
@@ -270,5 +366,10 @@ func (t *Tool) Run(ctx context.Context, env *Env, args json.RawMessage) (*Respon
 	if err := t.Validate(args); err != nil {
 		return nil, err
 	}
+	return t.Execute(ctx, env, args)
+}
+
+// Execute runs the tool on arguments that already passed Validate.
+func (t *Tool) Execute(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
 	return t.run(ctx, env, args)
 }

@@ -26,9 +26,12 @@ const echoSchema = `{
   "additionalProperties": false
 }`
 
-func echoTool(name string) *Tool {
+func echoTool(name string) *Tool { return factTool(name, Facts{}) }
+
+// factTool is an echo tool that declares facts.
+func factTool(name string, facts Facts) *Tool {
 	return New(Spec{
-		Name: name, Mode: Parallel,
+		Name: name, Mode: Parallel, Facts: facts,
 		Description: "Echoes. Limit at most {{.Max}} lines.",
 		Schema:      echoSchema,
 		Data:        map[string]int{"Max": 2000},
@@ -190,10 +193,20 @@ func TestCheckCatchesDrift(t *testing.T) {
 	}
 }
 
+// roleTools are tools of every kind of facts that roles tell apart.
+var roleTools = map[string]Facts{
+	"read":        {ReadOnly: true, Idempotent: true},
+	"edit":        {Destructive: true},
+	"bash":        {Destructive: true, OpenWorld: true, Processes: true},
+	"task_output": {ReadOnly: true, Tasks: true},
+	"task_stop":   {Destructive: true, Processes: true, Tasks: true},
+	"task":        {Delegates: true},
+}
+
 func TestProfilePermits(t *testing.T) {
 	tools := map[string]*Tool{}
-	for _, n := range []string{"read", "edit", "bash", "task_output"} {
-		tools[n] = echoTool(n)
+	for n, f := range roleTools {
+		tools[n] = factTool(n, f)
 	}
 	cases := []struct {
 		p    Profile
@@ -210,6 +223,10 @@ func TestProfilePermits(t *testing.T) {
 		{Profile{Role: RoleVerifier}, "task_output", true},
 		{Profile{Role: RoleExplore}, "task_output", false},
 		{Profile{Role: RoleWorker}, "edit", true},
+		{Profile{Role: RoleWorker}, "task", false},
+		{Profile{Role: RoleExplore}, "bash", true},
+		{Profile{Role: RoleExplore}, "task_stop", false},
+		{Profile{Role: RoleVerifier}, "read", true},
 	}
 	for _, c := range cases {
 		err := c.p.Permits(tools[c.tool])
@@ -225,11 +242,10 @@ func TestProfilePermits(t *testing.T) {
 // Roles are ordered, each narrower than the one before, so that the
 // narrowest of two roles refuses all that either refuses.
 func TestRolesNarrowInOrder(t *testing.T) {
-	names := slices.Concat(mutatingTools, taskControlTools, delegationTools, []string{"read", "bash"})
 	for i := 1; i < len(Roles); i++ {
 		wider, narrower := Profile{Role: Roles[i-1]}, Profile{Role: Roles[i]}
-		for _, n := range names {
-			if wider.Permits(echoTool(n)) != nil && narrower.Permits(echoTool(n)) == nil {
+		for n, f := range roleTools {
+			if wider.Permits(factTool(n, f)) != nil && narrower.Permits(factTool(n, f)) == nil {
 				t.Errorf("%s refuses %s but the narrower %s allows it", Roles[i-1], n, Roles[i])
 			}
 		}

@@ -87,6 +87,7 @@ type RemoveResult struct {
 func RmTool(asker func() Asker) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: RmName, Mode: tool.Sequential,
+		Facts:       tool.Facts{Destructive: true},
 		Description: rmDescription, Schema: rmSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RmParams) (*tool.Response, error) {
 		if len(p.Paths) == 0 && !p.Force {
@@ -110,6 +111,7 @@ func RmTool(asker func() Asker) *tool.Tool {
 func PutTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: PutName, Mode: tool.Sequential,
+		Facts:       tool.Facts{Destructive: true},
 		Description: putDescription, Schema: putSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p PutParams) (*tool.Response, error) {
 		return remove(ctx, env, RmOptions{Recursive: true, Dir: true, Prompt: PromptNever}, p.Paths)
@@ -248,6 +250,7 @@ type ListResult struct {
 func ListTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ListName, Mode: tool.Parallel,
+		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: listDescription, Schema: listSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ListParams) (*tool.Response, error) {
 		can := New(env)
@@ -413,6 +416,7 @@ type RestoreResult struct {
 func RestoreTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: RestoreName, Mode: tool.Sequential,
+		Facts:       tool.Facts{},
 		Description: restoreDescription, Schema: restoreSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RestoreParams) (*tool.Response, error) {
 		can := New(env)
@@ -577,6 +581,7 @@ type EmptyResult struct {
 func EmptyTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: EmptyName, Mode: tool.Sequential,
+		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Description: emptyDescription, Schema: emptySchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p EmptyParams) (*tool.Response, error) {
 		if p.OlderThan == "" && p.Path == "" && !p.All {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package exec
+package proctree
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ var (
 	subreaperErr  error
 )
 
-// becomeSubreaper makes this process the child subreaper of everything it
+// BecomeSubreaper makes this process the child subreaper of everything it
 // starts: a descendant orphaned by a double fork or a setsid is re-parented
 // here instead of to init, so the whole tree stays in reach and is reaped.
-func becomeSubreaper() error {
+func BecomeSubreaper() error {
 	subreaperOnce.Do(func() {
 		subreaperErr = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	})
@@ -30,12 +30,12 @@ func becomeSubreaper() error {
 
 var defaultSignalsOnce sync.Once
 
-// defaultSignals makes sure the shell starts with SIGPIPE and SIGINT at
+// DefaultSignals makes sure the shell starts with SIGPIPE and SIGINT at
 // their default action: signals this process ignores (as it may have been
 // started) would stay ignored in the command, and `yes | head` would then
 // end with "yes: Broken pipe" instead of quietly. Caught signals are reset
 // by exec, so catching them here is enough.
-func defaultSignals() {
+func DefaultSignals() {
 	defaultSignalsOnce.Do(func() {
 		sink := make(chan os.Signal, 1)
 		ossignal.Notify(sink, unix.SIGPIPE)
@@ -51,12 +51,12 @@ func defaultSignals() {
 
 var inheritedOnce sync.Once
 
-// closeInheritedFDs marks every descriptor above stderr close-on-exec.
+// CloseInheritedFDs marks every descriptor above stderr close-on-exec.
 // Descriptors this process inherited without that flag (a caller's pipe)
 // would otherwise pass to the command, and a daemon it leaves behind
 // could hold the caller's pipe open for ever. Go opens its own with the
 // flag set, so doing it once is enough.
-func closeInheritedFDs() {
+func CloseInheritedFDs() {
 	inheritedOnce.Do(func() {
 		f, err := os.Open("/proc/self/fd")
 		if err != nil {
@@ -72,21 +72,21 @@ func closeInheritedFDs() {
 	})
 }
 
-// shellAttr starts the shell in its own session, so its own process group
+// SessionAttr starts the shell in its own session, so its own process group
 // and no controlling terminal (nothing can open /dev/tty and wait for a
 // person), and kills it if its parent dies.
-func shellAttr() *syscall.SysProcAttr {
+func SessionAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// supervisorAttr detaches a supervisor from mcode's session and terminal,
+// DetachedAttr detaches a supervisor from mcode's session and terminal,
 // so it outlives mcode when the task goes to the background.
-func supervisorAttr() *syscall.SysProcAttr {
+func DetachedAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
 }
 
-// proc is one process as /proc/PID/stat shows it.
-type proc struct {
+// Proc is one process as /proc/PID/stat shows it.
+type Proc struct {
 	PID   int
 	PPID  int
 	SID   int // session
@@ -97,40 +97,40 @@ type proc struct {
 	Comm  string
 }
 
-func (p proc) dead() bool { return p.State == 'Z' || p.State == 'X' }
+func (p Proc) Dead() bool { return p.State == 'Z' || p.State == 'X' }
 
-// readProc reads /proc/PID/stat; ok is false when the process is gone.
-func readProc(pid int) (p proc, ok bool) {
+// Read reads /proc/PID/stat; ok is false when the process is gone.
+func Read(pid int) (p Proc, ok bool) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return proc{}, false
+		return Proc{}, false
 	}
-	return parseStat(data)
+	return ParseStat(data)
 }
 
-// parseStat parses "pid (comm) state ppid pgrp session … starttime …";
+// ParseStat parses "pid (comm) state ppid pgrp session … starttime …";
 // comm may hold spaces and parentheses, so fields count from the last ')'.
-func parseStat(data []byte) (proc, bool) {
+func ParseStat(data []byte) (Proc, bool) {
 	open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
 	if open < 0 || end < open {
-		return proc{}, false
+		return Proc{}, false
 	}
 	pid, err := strconv.Atoi(string(bytes.TrimSpace(data[:open])))
 	if err != nil {
-		return proc{}, false
+		return Proc{}, false
 	}
 	fields := bytes.Fields(data[end+1:])
 	const stateField, ppidField, sidField, startField = 0, 1, 3, 19 // stat fields 3, 4, 6 and 22
 	if len(fields) <= startField || len(fields[stateField]) == 0 {
-		return proc{}, false
+		return Proc{}, false
 	}
 	ppid, err1 := strconv.Atoi(string(fields[ppidField]))
 	sid, err2 := strconv.Atoi(string(fields[sidField]))
 	start, err3 := strconv.ParseUint(string(fields[startField]), 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil {
-		return proc{}, false
+		return Proc{}, false
 	}
-	return proc{PID: pid, PPID: ppid, SID: sid, State: fields[stateField][0], Start: start, Comm: string(data[open+1 : end])}, true
+	return Proc{PID: pid, PPID: ppid, SID: sid, State: fields[stateField][0], Start: start, Comm: string(data[open+1 : end])}, true
 }
 
 var (
@@ -138,9 +138,9 @@ var (
 	childrenFileOK   bool
 )
 
-// childrenOf lists pid's children from /proc/PID/task/*/children, or from
+// Children lists pid's children from /proc/PID/task/*/children, or from
 // a scan of /proc on kernels built without that file.
-func childrenOf(pid int) []int {
+func Children(pid int) []int {
 	childrenFileOnce.Do(func() {
 		_, err := os.Stat("/proc/self/task/" + strconv.Itoa(unix.Gettid()) + "/children")
 		childrenFileOK = err == nil
@@ -170,8 +170,8 @@ func childrenOf(pid int) []int {
 	return kids
 }
 
-// allPIDs lists every process in /proc.
-func allPIDs() []int {
+// AllPIDs lists every process in /proc.
+func AllPIDs() []int {
 	f, err := os.Open("/proc")
 	if err != nil {
 		return nil
@@ -189,18 +189,18 @@ func allPIDs() []int {
 
 func scanChildren(parent int) []int {
 	var kids []int
-	for _, pid := range allPIDs() {
-		if p, ok := readProc(pid); ok && p.PPID == parent {
+	for _, pid := range AllPIDs() {
+		if p, ok := Read(pid); ok && p.PPID == parent {
 			kids = append(kids, pid)
 		}
 	}
 	return kids
 }
 
-// hasEnv says whether the process was started with the exact NAME=VALUE
+// HasEnv says whether the process was started with the exact NAME=VALUE
 // entry kv in its environment. Processes of other users are unreadable
 // and never match.
-func hasEnv(pid int, kv string) bool {
+func HasEnv(pid int, kv string) bool {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false
@@ -208,37 +208,37 @@ func hasEnv(pid int, kv string) bool {
 	return bytes.HasPrefix(data, []byte(kv+"\x00")) || bytes.Contains(data, []byte("\x00"+kv+"\x00"))
 }
 
-// terminate asks a process to end: SIGTERM, and SIGCONT so that a stopped
+// Terminate asks a process to end: SIGTERM, and SIGCONT so that a stopped
 // process can act on it. A process already gone is not an error.
-func terminate(pid int) {
+func Terminate(pid int) {
 	_ = unix.Kill(pid, unix.SIGTERM)
 	_ = unix.Kill(pid, unix.SIGCONT)
 }
 
-// forceKill ends a process with SIGKILL.
-func forceKill(pid int) {
+// ForceKill ends a process with SIGKILL.
+func ForceKill(pid int) {
 	_ = unix.Kill(pid, unix.SIGKILL)
 }
 
-// reap collects a dead child's exit status so it leaves no zombie.
-func reap(pid int) {
+// Reap collects a dead child's exit status so it leaves no zombie.
+func Reap(pid int) {
 	var ws unix.WaitStatus
 	_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 }
 
-// growPipe enlarges a pipe's buffer so a chatty command blocks less often
+// GrowPipe enlarges a pipe's buffer so a chatty command blocks less often
 // on it; failure (the per-user pipe quota) only costs speed.
-func growPipe(f *os.File) {
+func GrowPipe(f *os.File, size int) {
 	if rc, err := f.SyscallConn(); err == nil {
 		_ = rc.Control(func(fd uintptr) {
-			_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeBufferSize)
+			_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, size)
 		})
 	}
 }
 
-// pipeUnread is how many bytes wait in a pipe to be read (FIONREAD, which
+// PipeUnread is how many bytes wait in a pipe to be read (FIONREAD, which
 // Linux spells TIOCINQ).
-func pipeUnread(f *os.File) int {
+func PipeUnread(f *os.File) int {
 	n := 0
 	if rc, err := f.SyscallConn(); err == nil {
 		_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
@@ -246,9 +246,9 @@ func pipeUnread(f *os.File) int {
 	return n
 }
 
-// exitOf reads a wait status as the shell would report it: the exit code,
+// ExitOf reads a wait status as the shell would report it: the exit code,
 // or 128+N and the signal's name when signal N killed the process.
-func exitOf(ps *os.ProcessState) (code int, sig string) {
+func ExitOf(ps *os.ProcessState) (code int, sig string) {
 	ws, ok := ps.Sys().(syscall.WaitStatus)
 	if !ok {
 		return ps.ExitCode(), ""
@@ -257,4 +257,31 @@ func exitOf(ps *os.ProcessState) (code int, sig string) {
 		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
 	}
 	return ws.ExitStatus(), ""
+}
+
+// GroupAttr puts a child in a process group of its own and kills it if
+// this process dies.
+func GroupAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// groupMembers lists the living descendants of leader and every living
+// process whose process group is leader's.
+func groupMembers(leader int) []Proc {
+	live := Descendants(leader)
+	seen := map[int]bool{}
+	for _, p := range live {
+		seen[p.PID] = true
+	}
+	for _, pid := range AllPIDs() {
+		if seen[pid] {
+			continue
+		}
+		if pg, err := unix.Getpgid(pid); err == nil && pg == leader {
+			if p, ok := Read(pid); ok && !p.Dead() {
+				live = append(live, p)
+			}
+		}
+	}
+	return live
 }
