@@ -18,7 +18,7 @@ func NewCmdRender(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: render.Name}
 	formats := strings.Join(render.Formats, "|")
 	c := &cobra.Command{
-		Use:   "render " + formats + " (SOURCE.md | - | --markdown TEXT) [--out FILE]",
+		Use:   "render " + formats + " [SOURCE.md | -] [flags]",
 		Short: "Render Markdown to a Word, Excel, PowerPoint or PDF file, in-process",
 		Long: fmt.Sprintf(`Render Markdown (CommonMark, GFM tables, task lists, strikethrough, front
 matter) to DOCX, XLSX, PPTX or PDF without LibreOffice, pandoc or Node. The
@@ -61,7 +61,7 @@ same input gives the same bytes.
 				}
 				opts.Args["markdown"] = text
 			}
-			return dispatch(c, f, opts, runF)
+			return callTool(c, f, opts, runF)
 		},
 	}
 	fl := c.Flags()
