@@ -131,7 +131,7 @@ func firstFace(ttc []byte) ([]byte, error) {
 		return nil, bad
 	}
 	head := 12 + 16*n
-	out := make([]byte, head, len(ttc)/2)
+	out := make([]byte, head, max(head, len(ttc)/2))
 	copy(out, ttc[off:off+12])
 	for i := range n {
 		rec := ttc[dir+16*i : dir+16*i+16]
