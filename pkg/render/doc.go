@@ -6,10 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 	"go.yaml.in/yaml/v3"
@@ -152,17 +149,13 @@ func splitFrontMatter(src []byte) (meta map[string]any, body []byte, err error) 
 	return nil, src, nil // no closing line: a thematic break, not front matter
 }
 
-func markdown() goldmark.Markdown {
-	return goldmark.New(goldmark.WithExtensions(extension.GFM))
-}
-
 // Parse reads Markdown into the document model.
 func Parse(src []byte) (*Doc, error) {
 	meta, body, err := splitFrontMatter(src)
 	if err != nil {
 		return nil, err
 	}
-	root := markdown().Parser().Parse(text.NewReader(body))
+	root := newParser().Parse(text.NewReader(body))
 	c := converter{src: body}
 	d := &Doc{Meta: meta, Blocks: c.blocks(root)}
 	d.Warnings = c.warnings
@@ -243,7 +236,7 @@ func (c *converter) block(n gast.Node) []Block {
 		}
 		c.warnHTML(raw)
 		return nil
-	case *east.Table:
+	case *tableNode:
 		return []Block{c.table(n)}
 	case *gast.LinkReferenceDefinition:
 		return nil
@@ -310,9 +303,16 @@ func (c *converter) inline(parent gast.Node, st style, out *[]Run) {
 		switch n := n.(type) {
 		case *gast.Text:
 			v := n.Value(c.src)
-			if st.mono {
+			switch {
+			case st.mono:
 				add(string(v))
-			} else {
+			case st.link == "":
+				for _, part := range linkify(unescape(v)) {
+					s := st
+					s.link = part.link
+					*out = append(*out, Run{Text: part.text, Bold: s.bold, Italic: s.italic, Strike: s.strike, Link: s.link})
+				}
+			default:
 				add(unescape(v))
 			}
 			if n.HardLineBreak() {
@@ -334,7 +334,7 @@ func (c *converter) inline(parent gast.Node, st style, out *[]Run) {
 				s.italic = true
 			}
 			c.inline(n, s, out)
-		case *east.Strikethrough:
+		case *strikeNode:
 			s := st
 			s.strike = true
 			c.inline(n, s, out)
@@ -370,8 +370,8 @@ func (c *converter) inline(parent gast.Node, st style, out *[]Run) {
 			default:
 				c.warnHTML(raw)
 			}
-		case *east.TaskCheckBox:
-			checked := n.IsChecked
+		case *taskNode:
+			checked := n.checked
 			*out = append(*out, Run{Task: &checked})
 		default:
 			c.inline(n, st, out)
@@ -406,30 +406,74 @@ func sameStyle(a, b Run) bool {
 	return a.Bold == b.Bold && a.Italic == b.Italic && a.Mono == b.Mono && a.Strike == b.Strike && a.Link == b.Link
 }
 
-func (c *converter) table(t *east.Table) Block {
-	g := &GridTable{}
-	for _, a := range t.Alignments {
-		switch a {
-		case east.AlignLeft:
-			g.Align = append(g.Align, "left")
-		case east.AlignCenter:
-			g.Align = append(g.Align, "center")
-		case east.AlignRight:
-			g.Align = append(g.Align, "right")
-		default:
-			g.Align = append(g.Align, "")
-		}
-	}
+func (c *converter) table(t *tableNode) Block {
+	g := &GridTable{Align: t.align}
 	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
 		var cells [][]Run
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
 			cells = append(cells, c.inlines(cell))
 		}
-		if _, ok := row.(*east.TableHeader); ok {
+		if row.(*tableRowNode).header {
 			g.Header = cells
 		} else {
 			g.Rows = append(g.Rows, cells)
 		}
 	}
 	return Block{Kind: Table, Table: g}
+}
+
+type textPart struct{ text, link string }
+
+// linkify finds the bare URLs GFM links (http://, https://, www.), each
+// ending before a space or '<', without the punctuation that ends a
+// sentence or an unbalanced closing parenthesis.
+func linkify(s string) []textPart {
+	var out []textPart
+	for s != "" {
+		at := -1
+		for _, p := range []string{"https://", "http://", "www."} {
+			i := 0
+			for {
+				k := strings.Index(s[i:], p)
+				if k < 0 {
+					break
+				}
+				k += i
+				if k == 0 || strings.ContainsRune(" \t\n(*_~", rune(s[k-1])) {
+					if at < 0 || k < at {
+						at = k
+					}
+					break
+				}
+				i = k + 1
+			}
+		}
+		if at < 0 {
+			break
+		}
+		end := at + strings.IndexAny(s[at:]+" ", " \t\n<")
+		url := strings.TrimRight(s[at:end], "?!.,:*_~'\"")
+		for strings.HasSuffix(url, ")") && strings.Count(url, ")") > strings.Count(url, "(") {
+			url = url[:len(url)-1]
+		}
+		if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://"), "www."), ".") &&
+			!strings.HasPrefix(url, "http") {
+			out = append(out, textPart{text: s[:at+4]})
+			s = s[at+4:]
+			continue
+		}
+		if at > 0 {
+			out = append(out, textPart{text: s[:at]})
+		}
+		link := url
+		if strings.HasPrefix(url, "www.") {
+			link = "http://" + url
+		}
+		out = append(out, textPart{text: url, link: link})
+		s = s[at+len(url):]
+	}
+	if s != "" {
+		out = append(out, textPart{text: s})
+	}
+	return out
 }
