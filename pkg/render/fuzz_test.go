@@ -1,8 +1,8 @@
 package render
 
 import (
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"testing"
 	"unicode/utf8"
 

@@ -67,7 +67,7 @@ func TestGFMStrikeAndTasks(t *testing.T) {
 
 func TestLinkify(t *testing.T) {
 	for in, want := range map[string]string{
-		"see https://example.com/a_(b). now": "see |https://example.com/a_(b)->https://example.com/a_(b)|. now",
+		"see https://example.com/a_(b). now":  "see |https://example.com/a_(b)->https://example.com/a_(b)|. now",
 		"www.example.com, and (http://x.org)": "www.example.com->http://www.example.com|, and (|http://x.org->http://x.org|)",
 		"no links here, www.nodot":            "no links here, www.|nodot",
 		"mailhttp://not.a.link":               "mailhttp://not.a.link",
