@@ -149,3 +149,41 @@ func TestTerminalGetsTheReadableForm(t *testing.T) {
 		t.Errorf("help on a terminal: %q", out)
 	}
 }
+
+// On a terminal bash shows the command's output as it comes, once.
+func TestTerminalShowsBashOutputAsItComes(t *testing.T) {
+	master, slave := openPTY(t)
+	c := mcodeCmd(t, "bash", "echo first; sleep 2; echo second")
+	c.Env = append(c.Env, "TERM=xterm")
+	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	start := time.Now()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	var seen bytes.Buffer
+	var firstAt, secondAt time.Duration
+	buf := make([]byte, 4096)
+	for {
+		_ = master.SetReadDeadline(time.Now().Add(30 * time.Second))
+		n, err := master.Read(buf)
+		seen.Write(buf[:n])
+		if firstAt == 0 && bytes.Contains(seen.Bytes(), []byte("first")) {
+			firstAt = time.Since(start)
+		}
+		if secondAt == 0 && bytes.Contains(seen.Bytes(), []byte("second")) {
+			secondAt = time.Since(start)
+		}
+		if err != nil {
+			break
+		}
+	}
+	_ = c.Wait()
+	if firstAt == 0 || secondAt == 0 || secondAt-firstAt < time.Second {
+		t.Errorf("first at %v, second at %v: the output was not shown as it came: %q", firstAt, secondAt, seen.String())
+	}
+	if n := bytes.Count(seen.Bytes(), []byte("first")); n != 1 {
+		t.Errorf("the output was shown %d times: %q", n, seen.String())
+	}
+}

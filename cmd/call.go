@@ -332,7 +332,12 @@ func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	var live io.Writer
+	if f.IO.OutTTY && f.outputForm() == outputText {
+		live = f.IO.Out
+	}
 	return &tool.Env{
+		Live:             live,
 		Root:             root,
 		DataDir:          f.HomeDir(),
 		UserHome:         f.userHome(),

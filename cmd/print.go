@@ -49,7 +49,7 @@ func printEnvelope(f *Factory, env *tool.Envelope) int {
 // out=$(mcode -o text …) captures what the tool found); its notices, a
 // truncation notice and an error go to stderr, once each.
 func printText(f *Factory, env *tool.Envelope) int {
-	if out := env.Text(); out != "" {
+	if out := env.Text(); out != "" && !env.Shown {
 		fmt.Fprint(f.IO.Out, out)
 		if out[len(out)-1] != '\n' {
 			fmt.Fprintln(f.IO.Out)

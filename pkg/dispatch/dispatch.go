@@ -166,7 +166,13 @@ func (d *Dispatcher) run(ctx context.Context, c *Call, decision *Decision) *tool
 		return fail(denied)
 	}
 
-	// 3. The schema.
+	// 3. The schema, after the other names a caller may use for the
+	// parameters were rewritten to the tool's own.
+	args, err := t.Normalize(c.Args)
+	if err != nil {
+		return fail(err)
+	}
+	c.Args = args
 	if err := t.Validate(c.Args); err != nil {
 		return fail(err)
 	}

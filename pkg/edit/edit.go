@@ -93,6 +93,7 @@ func EditTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: EditName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true},
+		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}},
 		Description: editDescription, Schema: editSchema, Data: limits,
 	}, Run)
 }

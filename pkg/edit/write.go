@@ -70,6 +70,7 @@ func WriteTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: WriteName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true, Idempotent: true},
+		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}},
 		Description: writeDescription, Schema: writeSchema, Data: limits,
 	}, Write)
 }

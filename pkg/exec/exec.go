@@ -165,7 +165,8 @@ func templateData() map[string]any {
 func Tool(o Options) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential,
-		Facts: tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
+		Facts:   tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
+		Aliases: map[string]tool.Alias{"run_in_background": {Param: "background"}},
 		// No generic deadline: bash enforces its own limits and reports
 		// them (Command timed out after N seconds, exit 124).
 		Timeout:     0,
@@ -323,7 +324,12 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		rs.note("the requested timeout of %s was cut to the %s foreground maximum; use background for longer commands",
 			secondsText(*p.Timeout), seconds(pl.limit))
 	}
-	return o.runSupervised(ctx, rs)
+	resp, err := o.runSupervised(ctx, rs)
+	if env.Live != nil && resp != nil && rs.result.Status != StatusRunning {
+		// The person saw the output as it came; only the status is news.
+		resp.Shown = true
+	}
+	return resp, err
 }
 
 func (rs *runSetup) note(format string, args ...any) {

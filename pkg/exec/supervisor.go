@@ -12,6 +12,7 @@ import (
 	ossignal "os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -334,9 +335,17 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 		return rs.background(meta, nil), nil
 	}
 
+	stopLive := func() {}
+	if rs.env.Live != nil {
+		stopLive = sync.OnceFunc(showLive(rs.job.SpoolPath, rs.env.Live))
+		defer stopLive()
+	}
 	// settle handles an event that may end the call; done is false for
 	// events that do not.
 	settle := func(ev event, ok bool) (resp *tool.Response, err error, done bool) {
+		if ev.Event == evDone || ev.Event == evKept {
+			stopLive() // before the output file may go
+		}
 		switch {
 		case !ok || ev.Event == evFailed:
 			return nil, fmt.Errorf("task %s: %w", rs.job.ID, s.failure(ev)), true
@@ -411,6 +420,58 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 				}
 			}
 		}
+	}
+}
+
+// livePoll is how often the output file is read for a person watching.
+const livePoll = 50 * time.Millisecond
+
+// showLive copies what the command writes to its output file to w as it
+// comes, until the returned stop is called (which copies the rest).
+func showLive(path string, w io.Writer) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var f *os.File
+		defer func() {
+			if f != nil {
+				f.Close()
+			}
+		}()
+		buf := make([]byte, 64<<10)
+		drain := func() {
+			if f == nil {
+				var err error
+				if f, err = os.Open(path); err != nil {
+					return
+				}
+			}
+			for {
+				n, err := f.Read(buf)
+				if n > 0 {
+					_, _ = w.Write(buf[:n])
+				}
+				if err != nil || n == 0 {
+					return
+				}
+			}
+		}
+		tick := time.NewTicker(livePoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				drain()
+			case <-done:
+				drain()
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
 	}
 }
 

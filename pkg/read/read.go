@@ -158,6 +158,7 @@ func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
+		Aliases:     map[string]tool.Alias{"file_path": {Param: "path"}},
 		Description: description, Schema: schema,
 		Data: map[string]any{
 			"DefaultLimit":     DefaultLimit,

@@ -128,8 +128,31 @@ func patternError(pattern string, err error) *tool.Error {
 		}
 		msg = fmt.Sprintf("invalid regular expression%s: %s: `%s`", where, se.Code, se.Expr)
 	}
-	return &tool.Error{Code: tool.CodeInvalidArgs, Message: msg,
-		Hint: "patterns use RE2 syntax (Go regexp): escape ( ) [ ] { } . * + ? | \\ with a backslash, or pass --fixed-strings (-F) to search the text literally"}
+	hint := "patterns use RE2 syntax (Go regexp): escape ( ) [ ] { } . * + ? | \\ with a backslash, or pass --fixed-strings (-F) to search the text literally"
+	if look := lookaround(pattern); look != "" {
+		msg = fmt.Sprintf("invalid regular expression: RE2 has no lookaround (%s)", look)
+		hint = "match without it and narrow in a second step (grep the lines, then grep those results), match the surrounding text itself (foo(?=bar) as foobar), or use a PCRE tool through mcode bash (rg -P, grep -P)"
+	} else if se != nil && se.Code == syntax.ErrInvalidEscape && backreference(se.Expr) {
+		msg = fmt.Sprintf("invalid regular expression: RE2 has no backreferences (%s)", se.Expr)
+		hint = "spell the repeated text out, or use a PCRE tool through mcode bash (rg -P, grep -P)"
+	}
+	return &tool.Error{Code: tool.CodeInvalidArgs, Message: msg, Hint: hint}
+}
+
+// lookaround names the lookahead or lookbehind a pattern uses, which RE2
+// cannot match in linear time and so does not have.
+func lookaround(pattern string) string {
+	for _, l := range []string{"(?<=", "(?<!", "(?=", "(?!"} {
+		if strings.Contains(pattern, l) {
+			return "`" + l + "…)`"
+		}
+	}
+	return ""
+}
+
+// backreference says whether an invalid escape is \1 … \9.
+func backreference(expr string) bool {
+	return len(expr) == 2 && expr[0] == '\\' && expr[1] >= '1' && expr[1] <= '9'
 }
 
 func hasNewline(re *syntax.Regexp) bool {

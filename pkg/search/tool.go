@@ -56,6 +56,7 @@ func GrepTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: GrepName, Mode: tool.Parallel, Timeout: Timeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
+		Aliases:     grepAliases,
 		Description: grepDescription, Schema: grepSchema, Data: data(),
 	}, func(ctx context.Context, env *tool.Env, p GrepParams) (*tool.Response, error) {
 		res, err := Grep(ctx, env, p)
@@ -69,6 +70,15 @@ func GrepTool() *tool.Tool {
 		}
 		return resp, cutShort(ctx, res.Partial, res.FilesSearched, "files searched")
 	})
+}
+
+// grepAliases are the parameter names of Claude Code's Grep tool, which
+// models were trained on, mapped onto grep's own.
+var grepAliases = map[string]tool.Alias{
+	"output_mode": {Param: "mode", Values: map[string]any{"files_with_matches": ModeFiles, "content": ModeContent, "count": ModeCount}},
+	"head_limit":  {Param: "limit"},
+	"-i":          {Param: "case_insensitive"},
+	"-C":          {Param: "context"},
 }
 
 // GlobTool is glob's registry entry.

@@ -18,6 +18,9 @@ type Response struct {
 	// part of it (a search's summary, bash's "(no output)", notes): -o
 	// text prints Output without it on stdout and it on stderr.
 	Notices string
+	// Shown says the text was already shown to a person as it came
+	// (Env.Live), so printing it again would repeat it.
+	Shown bool
 	// Media are images (and later other media) the caller can show as
 	// such: mcp serve sends them as image content.
 	Media []Media
@@ -63,6 +66,8 @@ type Envelope struct {
 	// Notices, as in Response: the end of Output that -o text sends to
 	// stderr.
 	Notices string `json:"-"`
+	// Shown, as in Response.
+	Shown bool `json:"-"`
 	// Media travel beside the printed document: a tool that has them
 	// also describes them in its result (read's result.media).
 	Media []Media `json:"-"`
@@ -80,6 +85,7 @@ func NewEnvelope(name string, resp *Response, err error) *Envelope {
 		env.Truncated = resp.Truncated
 		env.Continuation = resp.Continuation
 		env.Media = resp.Media
+		env.Shown = resp.Shown
 		if strings.HasSuffix(resp.Output, resp.Notices) {
 			env.Notices = resp.Notices
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -18,6 +19,9 @@ import (
 type validator struct {
 	tool     string
 	resolved *jsonschema.Resolved
+	// props are the schema's top-level properties, when it allows no
+	// others (additionalProperties: false); nil otherwise.
+	props map[string]bool
 }
 
 func compileSchema(name string, raw json.RawMessage) (*validator, error) {
@@ -29,7 +33,41 @@ func compileSchema(name string, raw json.RawMessage) (*validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", name, err)
 	}
-	return &validator{tool: name, resolved: r}, nil
+	v := &validator{tool: name, resolved: r}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
+		v.props = map[string]bool{}
+		for p := range s.Properties {
+			v.props[p] = true
+		}
+	}
+	return v, nil
+}
+
+// unknownField is the first argument (in name order) that the schema
+// does not allow, and the names it does.
+func (v *validator) unknownField(args json.RawMessage) (string, []string) {
+	if v.props == nil {
+		return "", nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		return "", nil
+	}
+	var unknown []string
+	for k, val := range obj {
+		if !v.props[k] && string(bytes.TrimSpace(val)) != "null" {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return "", nil
+	}
+	sort.Strings(unknown)
+	known := make([]string, 0, len(v.props))
+	for p := range v.props {
+		known = append(known, p)
+	}
+	return unknown[0], known
 }
 
 func (v *validator) validate(args json.RawMessage) error {

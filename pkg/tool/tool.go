@@ -84,6 +84,10 @@ type Env struct {
 	// whether a person is watching it.
 	Stderr           io.Writer
 	StderrIsTerminal bool
+	// Live, when set, is a terminal where a person watches the call: a
+	// tool may show its output there as it comes (bash does), and says so
+	// with Response.Shown.
+	Live io.Writer
 	// Getenv reads the caller's environment (XDG_DATA_HOME, …); nil means
 	// the process's own. Use LookupEnv.
 	Getenv func(key string) string
@@ -115,11 +119,13 @@ func (e *Env) Abs(p string) string {
 // sources rendered with Data, so limits written in them come from the
 // code's constants and cannot drift.
 type Spec struct {
-	Name        string
-	Mode        Mode
-	Tier        Tier
-	Timeout     time.Duration // default per-call limit; 0 means none
-	Facts       Facts
+	Name    string
+	Mode    Mode
+	Tier    Tier
+	Timeout time.Duration // default per-call limit; 0 means none
+	Facts   Facts
+	// Aliases are other names callers use for parameters (see Alias).
+	Aliases     map[string]Alias
 	Description string
 	Schema      string
 	Data        any
@@ -353,16 +359,24 @@ func (t *Tool) Definition() (Definition, error) {
 }
 
 // Validate checks args against the tool's schema. A violation is a usage
-// error that names the field.
+// error that names the field; an unknown field is named with the
+// closest one the tool has.
 func (t *Tool) Validate(args json.RawMessage) error {
 	if err := t.initSchema(); err != nil {
 		return err
 	}
+	if field, known := t.validator.unknownField(args); field != "" {
+		return t.unknownField(field, known)
+	}
 	return t.validator.validate(args)
 }
 
-// Run validates args and runs the tool.
+// Run rewrites aliases, validates args and runs the tool.
 func (t *Tool) Run(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
+	args, err := t.Normalize(args)
+	if err != nil {
+		return nil, err
+	}
 	if err := t.Validate(args); err != nil {
 		return nil, err
 	}

@@ -335,3 +335,31 @@ func TestNestedFieldPathsAndNulls(t *testing.T) {
 		t.Errorf("a null required field: got %v", err)
 	}
 }
+
+func TestNormalizeRewritesAliases(t *testing.T) {
+	tl := New(Spec{Name: "g", Description: "d", Schema: echoSchema, Data: map[string]int{"Max": 1},
+		Aliases: map[string]Alias{"file_path": {Param: "path"}, "output_mode": {Param: "path", Values: map[string]any{"files_with_matches": "files"}}}},
+		func(ctx context.Context, env *Env, p echoParams) (*Response, error) {
+			return &Response{Output: p.Path}, nil
+		})
+	for in, want := range map[string]string{
+		`{"file_path":"a.go"}`:                   `{"path":"a.go"}`,
+		`{"output_mode":"files_with_matches"}`:   `{"path":"files"}`,
+		`{"path":"a.go"}`:                        `{"path":"a.go"}`,
+		`{"file_path":"a.go","path":"a.go"}`:     `{"path":"a.go"}`,
+		`{"file_path":"a.go","limit":3}`:         `{"limit":3,"path":"a.go"}`,
+		`{"output_mode":"other","unknown":true}`: `{"path":"other","unknown":true}`,
+	} {
+		got, err := tl.Normalize(json.RawMessage(in))
+		if err != nil || string(got) != want {
+			t.Errorf("Normalize(%s) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := tl.Normalize(json.RawMessage(`{"file_path":"a.go","path":"b.go"}`)); err == nil {
+		t.Error("an alias and its parameter with different values were accepted")
+	}
+	resp, err := tl.Run(context.Background(), &Env{}, json.RawMessage(`{"file_path":"x.go"}`))
+	if err != nil || resp.Output != "x.go" {
+		t.Errorf("Run with an alias: %v, %v", resp, err)
+	}
+}
