@@ -131,6 +131,10 @@ func (w *docxWriter) list(b Block, depth int, pstyle string) error {
 			first = append([]Run{{Text: box}}, first...)
 		}
 		num := fmt.Sprintf(`<w:numPr><w:ilvl w:val="%d"/><w:numId w:val="%d"/></w:numPr>`, min(depth, 8), numID)
+		if it.Task != nil {
+			// The check box is the item's mark: no bullet beside it.
+			num = fmt.Sprintf(`<w:ind w:left="%d" w:hanging="360"/>`, (depth+1)*docxIndent)
+		}
 		w.para("ListParagraph", num, first, "")
 		if err := w.blocks(rest, depth+1, pstyle); err != nil {
 			return err
@@ -219,10 +223,10 @@ func (w *docxWriter) table(t *GridTable) {
 	if cols == 0 {
 		return
 	}
-	colW := int(docxTextW * 1440 / float64(cols))
-	w.body.WriteString(`<w:tbl><w:tblPr><w:tblStyle w:val="TableGrid"/><w:tblW w:w="5000" w:type="pct"/><w:tblLook w:val="04A0" w:firstRow="1" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/></w:tblPr><w:tblGrid>`)
-	for range cols {
-		fmt.Fprintf(&w.body, `<w:gridCol w:w="%d"/>`, colW)
+	colW := docxColumns(t, cols)
+	w.body.WriteString(`<w:tbl><w:tblPr><w:tblStyle w:val="TableGrid"/><w:tblW w:w="5000" w:type="pct"/><w:tblLayout w:type="fixed"/><w:tblLook w:val="04A0" w:firstRow="1" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/></w:tblPr><w:tblGrid>`)
+	for _, cw := range colW {
+		fmt.Fprintf(&w.body, `<w:gridCol w:w="%d"/>`, cw)
 	}
 	w.body.WriteString(`</w:tblGrid>`)
 	row := func(cells [][]Run, header bool) {
@@ -231,7 +235,7 @@ func (w *docxWriter) table(t *GridTable) {
 			w.body.WriteString(`<w:trPr><w:tblHeader/></w:trPr>`)
 		}
 		for c := range cols {
-			fmt.Fprintf(&w.body, `<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/>`, colW)
+			fmt.Fprintf(&w.body, `<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/>`, colW[c])
 			if header {
 				w.body.WriteString(`<w:shd w:val="clear" w:color="auto" w:fill="D9E2F3"/>`)
 			}
@@ -331,4 +335,29 @@ func docxStyles() string {
 // reading title (the front matter would only repeat it).
 func startsWithHeading(blocks []Block, title string) bool {
 	return len(blocks) > 0 && blocks[0].Kind == Heading && strings.TrimSpace(PlainText(blocks[0].Runs)) == title
+}
+
+// docxColumns shares the text width among columns by the length of their
+// longest cell (at least 4 characters, at most 40), in twips.
+func docxColumns(t *GridTable, cols int) []int {
+	chars := make([]int, cols)
+	measure := func(row [][]Run) {
+		for c := range min(cols, len(row)) {
+			chars[c] = max(chars[c], min(displayWidth(PlainText(row[c])), 40))
+		}
+	}
+	measure(t.Header)
+	for _, r := range t.Rows {
+		measure(r)
+	}
+	total := 0
+	for c := range chars {
+		chars[c] = max(chars[c], 4)
+		total += chars[c]
+	}
+	out := make([]int, cols)
+	for c := range chars {
+		out[c] = int(docxTextW * 1440 * float64(chars[c]) / float64(total))
+	}
+	return out
 }

@@ -154,7 +154,7 @@ print(json.dumps({"paras": paras, "tables": [[c.text for c in r.cells] for r in 
 	find("List Paragraph", "first bullet", "0")
 	find("List Paragraph", "nested bullet", "1")
 	find("List Paragraph", "deep numbered", "2")
-	find("List Paragraph", "☒ done task", "0")
+	find("List Paragraph", "☒ done task", "") // the box is the mark: no bullet
 	find("Quote", "A quote with style.", "")
 	find("Source Code", `fmt.Println("hello")`, "")
 	if len(got.Tables) != 3 || got.Tables[0][0] != "Item" || got.Tables[1][1] != "1,200" || !got.Header {
