@@ -376,6 +376,8 @@ func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
 			}
 			level := min(b.Level-1, w.lastLevel+1)
 			w.lastLevel = level
+			// The outline entry is UTF-16 only while a UTF-8 font is set.
+			w.setFont(fontKey{famSans, "B"}, size)
 			w.f.Bookmark(PlainText(b.Runs), level, w.y)
 			w.paragraph(b.Runs, x, width, size, "B", "")
 			w.gap(4)

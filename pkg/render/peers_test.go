@@ -304,4 +304,9 @@ func TestCJKNeedsAFont(t *testing.T) {
 	if !strings.Contains(string(out), "报告") || !strings.Contains(string(out), "中文") {
 		t.Errorf("pdftotext: %q", out)
 	}
+	// The heading's outline entry is UTF-16 (BOM, then 报告), not raw UTF-8.
+	raw, _ := os.ReadFile(filepath.Join(env.Root, "c.pdf"))
+	if !strings.Contains(string(raw), "/Title (\xfe\xff\x62\xa5\x54\x4a)") {
+		t.Errorf("the bookmark of 报告 is not UTF-16")
+	}
 }
