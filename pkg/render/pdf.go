@@ -493,9 +493,13 @@ func (w *pdfWriter) paragraphMarker(runs []Run, x, width, size float64, base, al
 // fonts a document uses are embedded.
 func (w *pdfWriter) setFont(k fontKey, size float64) {
 	if data, ok := w.fonts[k]; ok {
-		// A copy: the PDF writer edits glyph data in the bytes it is
-		// given, which would change the next render of this process.
-		w.f.AddUTF8FontFromBytes(k.family, k.style, bytes.Clone(data))
+		if k.family != famFall {
+			// A copy: the PDF writer edits glyph data in the bytes it is
+			// given, which would change the next render of this process
+			// (the fallback is read from disk for each render).
+			data = bytes.Clone(data)
+		}
+		w.f.AddUTF8FontFromBytes(k.family, k.style, data)
 		delete(w.fonts, k)
 	}
 	w.f.SetFont(k.family, k.style, size)
