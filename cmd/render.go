@@ -37,7 +37,14 @@ same input gives the same bytes.
   mcode render pdf report.md --out report.pdf --paper letter --cover
   generate | mcode render pdf - --out out.pdf
   mcode render docx --markdown '# Hello' --out hello.docx`,
-		Args:        cobra.RangeArgs(1, 2),
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 || len(args) > 2 {
+				return &tool.Error{Code: tool.CodeUsage,
+					Message: fmt.Sprintf("render takes a format and at most one source, got %d arguments", len(args)),
+					Hint:    fmt.Sprintf("e.g. mcode render docx report.md --out report.docx (formats: %s)", strings.Join(render.Formats, ", "))}
+			}
+			return nil
+		},
 		Annotations: map[string]string{annotationTool: render.Name},
 		RunE: func(c *cobra.Command, args []string) error {
 			stdin := len(args) == 2 && args[1] == "-"
