@@ -807,40 +807,21 @@ func (w *pdfWriter) table(t *GridTable, x, width float64) {
 			wrapped[c] = w.wrap(cell(row, c), colW[c]-2*cellPad, tablePt, base)
 			n = max(n, len(wrapped[c]))
 		}
-		h := float64(n)*lh + 2*cellPad
-		if w.y+h > w.bottom() && w.y > pdfMargin {
-			w.newPage()
-			if !header {
-				drawRow(t.Header, true) // the header again on each page
-			}
-		}
-		top := w.y
-		cx := x
-		for c := range cols {
-			if header {
-				w.f.SetFillColor(217, 226, 243)
-				w.f.Rect(cx, top, colW[c], h, "F")
-			}
-			w.f.SetDrawColor(166, 166, 166)
-			w.f.SetLineWidth(0.5)
-			w.f.Rect(cx, top, colW[c], h, "D")
-			align := ""
-			if c < len(t.Align) {
-				align = t.Align[c]
-			}
-			for i, ln := range wrapped[c] {
-				lx := cx + cellPad
-				switch align {
-				case "center":
-					lx = cx + (colW[c]-ln.w)/2
-				case "right":
-					lx = cx + colW[c] - cellPad - ln.w
+		// A row goes whole onto the next page when it does not fit; one
+		// taller than a page is cut between its lines.
+		for from := 0; from < n; {
+			fit := int((w.bottom() - w.y - 2*cellPad) / lh)
+			if fit < n-from && (w.y > pdfMargin && (from > 0 || fit < 1 || float64(n)*lh+2*cellPad <= w.bottom()-pdfMargin)) {
+				w.newPage()
+				if !header {
+					drawRow(t.Header, true) // the header again on each page
 				}
-				w.drawLine(ln, lx, top+cellPad+float64(i)*lh+tablePt)
+				fit = int((w.bottom() - w.y - 2*cellPad) / lh)
 			}
-			cx += colW[c]
+			to := min(n, from+max(fit, 1))
+			w.rowSlice(t, wrapped, colW, x, lh, from, to, header)
+			from = to
 		}
-		w.y += h
 	}
 	drawRow(t.Header, true)
 	for _, r := range t.Rows {
@@ -849,6 +830,39 @@ func (w *pdfWriter) table(t *GridTable, x, width float64) {
 		}
 		drawRow(r, false)
 	}
+}
+
+// rowSlice draws lines from…to of a table row's cells at the cursor.
+func (w *pdfWriter) rowSlice(t *GridTable, wrapped [][]pdfLine, colW []float64, x, lh float64, from, to int, header bool) {
+	h := float64(to-from)*lh + 2*cellPad
+	top := w.y
+	cx := x
+	for c := range colW {
+		if header {
+			w.f.SetFillColor(217, 226, 243)
+			w.f.Rect(cx, top, colW[c], h, "F")
+		}
+		w.f.SetDrawColor(166, 166, 166)
+		w.f.SetLineWidth(0.5)
+		w.f.Rect(cx, top, colW[c], h, "D")
+		align := ""
+		if c < len(t.Align) {
+			align = t.Align[c]
+		}
+		for i := from; i < min(to, len(wrapped[c])); i++ {
+			ln := wrapped[c][i]
+			lx := cx + cellPad
+			switch align {
+			case "center":
+				lx = cx + (colW[c]-ln.w)/2
+			case "right":
+				lx = cx + colW[c] - cellPad - ln.w
+			}
+			w.drawLine(ln, lx, top+cellPad+float64(i-from)*lh+tablePt)
+		}
+		cx += colW[c]
+	}
+	w.y += h
 }
 
 // columnWidths shares width among columns: as wide as their content when

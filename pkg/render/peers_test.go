@@ -310,3 +310,39 @@ func TestCJKNeedsAFont(t *testing.T) {
 		t.Errorf("the bookmark of 报告 is not UTF-16")
 	}
 }
+
+// TestPDFRowTallerThanAPage: a row too tall for any page is cut between
+// its lines, the rest under the header on the next page, nothing lost.
+func TestPDFRowTallerThanAPage(t *testing.T) {
+	pdftotext := peer.Require(t, "pdftotext", "poppler-utils")
+	env := testEnv(t)
+	words := make([]string, 700)
+	for i := range words {
+		words[i] = fmt.Sprintf("word%d", i)
+	}
+	md := "# Tall\n\n| N | Text |\n|---|---|\n| 1 | short |\n| 2 | " + strings.Join(words, " ") + " |\n| 3 | after |\n"
+	res := mustRender(t, env, Params{Format: "pdf", Markdown: md, Out: "tall.pdf"})
+	if res.Counts.Pages != 2 {
+		t.Fatalf("%d pages, want 2", res.Counts.Pages)
+	}
+	page := func(n int) string {
+		out, err := exec.Command(pdftotext, "-f", fmt.Sprint(n), "-l", fmt.Sprint(n), filepath.Join(env.Root, "tall.pdf"), "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	one, two := page(1), page(2)
+	if !strings.Contains(one, "word0 ") || strings.Contains(one, "word699") {
+		t.Errorf("page 1 does not start the tall row:\n%s", one)
+	}
+	if !strings.Contains(two, "Text") || !strings.Contains(two, "word699") || !strings.Contains(two, "after") {
+		t.Errorf("page 2 does not go on with the header, the row's end and the next row:\n%s", two)
+	}
+	all := one + two
+	for _, w := range words {
+		if !strings.Contains(all, w+" ") && !strings.Contains(all, w+"\n") {
+			t.Fatalf("%s is lost", w)
+		}
+	}
+}
