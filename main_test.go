@@ -65,6 +65,7 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			"exits":    cmdExits,
 			"envelope": cmdEnvelope,
 			"json":     cmdJSON,
+			"jsonenv":  cmdJSONEnv,
 		},
 	}
 }
@@ -163,22 +164,40 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: json PATH WANT")
 	}
+	got := jsonField(ts, args[0])
+	if (got == args[1]) == neg {
+		ts.Fatalf("json %s = %s, want %s%s", args[0], got, map[bool]string{true: "not ", false: ""}[neg], args[1])
+	}
+}
+
+// jsonenv VAR PATH sets VAR to a field of the last envelope (an approval
+// id to pass on).
+func cmdJSONEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jsonenv VAR PATH")
+	}
+	ts.Setenv(args[0], jsonField(ts, args[1]))
+}
+
+// jsonField is a field of the last envelope: the string itself, else its
+// JSON text.
+func jsonField(ts *testscript.TestScript, path string) string {
 	var v any = lastEnvelope(ts)
-	for _, part := range strings.Split(args[0], ".") {
+	for _, part := range strings.Split(path, ".") {
 		switch node := v.(type) {
 		case map[string]any:
 			var ok bool
 			if v, ok = node[part]; !ok {
-				ts.Fatalf("json: no key %q in %s", part, args[0])
+				ts.Fatalf("json: no key %q in %s", part, path)
 			}
 		case []any:
 			i, err := strconv.Atoi(part)
 			if err != nil || i < 0 || i >= len(node) {
-				ts.Fatalf("json: no index %q in %s (length %d)", part, args[0], len(node))
+				ts.Fatalf("json: no index %q in %s (length %d)", part, path, len(node))
 			}
 			v = node[i]
 		default:
-			ts.Fatalf("json: %s: cannot index %T with %q", args[0], v, part)
+			ts.Fatalf("json: %s: cannot index %T with %q", path, v, part)
 		}
 	}
 	got, ok := v.(string)
@@ -189,7 +208,5 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 		_ = enc.Encode(v)
 		got = strings.TrimSpace(buf.String())
 	}
-	if (got == args[1]) == neg {
-		ts.Fatalf("json %s = %s, want %s%s", args[0], got, map[bool]string{true: "not ", false: ""}[neg], args[1])
-	}
+	return got
 }

@@ -187,3 +187,73 @@ func TestTerminalShowsBashOutputAsItComes(t *testing.T) {
 		t.Errorf("the output was shown %d times: %q", n, seen.String())
 	}
 }
+
+// On a terminal the guard asks the person on /dev/tty: y runs the call
+// once, n refuses it (77), and Ctrl-C is no. Nothing hangs.
+func TestApprovalAskedOnTheTerminal(t *testing.T) {
+	for _, tc := range []struct {
+		answer []byte
+		code   int
+		kept   bool
+	}{
+		{[]byte("y\n"), 0, false},
+		{[]byte("n\n"), 77, true},
+		{[]byte("\n"), 77, true},
+		{[]byte{3}, -1, true}, // ^C: 77 or 130, never a run
+	} {
+		master, slave := openPTY(t)
+		c := mcodeCmd(t, "bash", `find . -name "*.o" -delete`)
+		c.Env = append(c.Env, "CI=", "GITHUB_ACTIONS=")
+		obj := filepath.Join(c.Dir, "a.o")
+		if err := os.WriteFile(obj, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		slave.Close()
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		var seen bytes.Buffer
+		buf := make([]byte, 4096)
+		for !bytes.Contains(seen.Bytes(), []byte("[y/N]")) {
+			_ = master.SetReadDeadline(time.Now().Add(30 * time.Second))
+			n, err := master.Read(buf)
+			seen.Write(buf[:n])
+			if err != nil {
+				c.Process.Kill()
+				t.Fatalf("no question (%v): %q", err, seen.String())
+			}
+		}
+		if !bytes.Contains(seen.Bytes(), []byte("built-in: find_delete")) {
+			t.Errorf("the question does not name the rule: %q", seen.String())
+		}
+		if _, err := master.Write(tc.answer); err != nil {
+			t.Fatal(err)
+		}
+		go func() { // drain what mcode prints, so that it never blocks on the terminal
+			for {
+				_ = master.SetReadDeadline(time.Now().Add(30 * time.Second))
+				if _, err := master.Read(buf); err != nil {
+					return
+				}
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			c.Process.Kill()
+			<-done
+			t.Fatalf("answer %q: still waiting", tc.answer)
+		}
+		code := c.ProcessState.ExitCode()
+		if tc.code >= 0 && code != tc.code || tc.code < 0 && code != 77 && code != 130 {
+			t.Errorf("answer %q: exit %d, want %d", tc.answer, code, tc.code)
+		}
+		if _, err := os.Stat(obj); (err == nil) != tc.kept {
+			t.Errorf("answer %q: file kept %v, want %v", tc.answer, err == nil, tc.kept)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/datetime"
-	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/read"
@@ -50,12 +49,6 @@ func (f *Factory) builtinTools() []*tool.Tool {
 // providers are the sources of tools from outside (MCP servers, command
 // tools from config), asked by the registry when a call needs them.
 func (f *Factory) providers(cfg *config.Config) []tool.Provider {
-	return nil
-}
-
-// guard plugs the guard, the hooks and the audit into the call path.
-// Without them every call is allowed, as it always was.
-func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
 	return nil
 }
 

@@ -261,6 +261,16 @@ if want P11; then
   bench P11p "  the same" "$MCODE bash 'yes | head -c 1G'" "bash -c '… | cat'" "bash -c 'yes | head -c 1G | cat > /dev/null'" "(the peer with the pipe hop mcode needs)"
   rm -rf "$MCODE_HOME/tasks"
 fi
+if want P19; then
+  # The guard parses every bash command (for the dangerous forms) and the
+  # audit log takes one line per call: the cost of both on a small call.
+  typical="cd pkg && go test -run TestX ./... 2>&1 | grep -v '^ok' | head -n 50 && git status --short"
+  bench P19 "guard check of a typical command" "$MCODE guard check bash \"$typical\"" "mcode version" "$MCODE version"
+  # Both sides read a config file (viper's cost alike); one switches off.
+  printf 'guard: {enabled: true}\naudit: {enabled: true}\n' > "$work/guard-on.yaml"
+  printf 'guard: {enabled: false}\naudit: {enabled: false}\n' > "$work/guard-off.yaml"
+  bench P19b "read a 20-line file, guard and audit on" "$MCODE --config $work/guard-on.yaml read $small" "guard and audit off" "$MCODE --config $work/guard-off.yaml read $small"
+fi
 
 if want P15; then
   # A 200-page Markdown document (LibreOffice lays the docx out on 200

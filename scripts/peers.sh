@@ -24,6 +24,9 @@ declare -A MCODE_PEERS=(
   [pandoc]=pandoc
   [/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc]=fonts-wqy-zenhei
   [/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc]=fonts-noto-cjk
+  [busybox]=busybox
+  [sudo]=sudo
+  [zsh]=zsh
 )
 
 install_peers() {

@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ type Config struct {
 	Trash                Trash                `mapstructure:"trash"`
 	Read                 Read                 `mapstructure:"read"`
 	Render               Render               `mapstructure:"render"`
+	Audit                Audit                `mapstructure:"audit"`
 }
 
 // Agent is a profile: which tools an agent may see and call.
@@ -70,6 +72,36 @@ type Guard struct {
 	Enabled       bool        `mapstructure:"enabled"`
 	DefaultPolicy string      `mapstructure:"defaultPolicy"`
 	Rules         []GuardRule `mapstructure:"rules"`
+	Paths         GuardPaths  `mapstructure:"paths"`
+	// ApprovalTTL is how long an approval stays good.
+	ApprovalTTL time.Duration `mapstructure:"approvalTTL"`
+	// Grants are approvals given in advance (CI): a call they match that
+	// needs approval runs.
+	Grants []GuardGrant `mapstructure:"grants"`
+	// ProtectedBranches are the branches a force push to needs approval.
+	ProtectedBranches []string `mapstructure:"protectedBranches"`
+}
+
+// GuardPaths is the path policy of the file tools.
+type GuardPaths struct {
+	// Sensitive is the action for reading, writing or deleting a file of
+	// the sensitive list (and /proc/*/environ).
+	Sensitive string `mapstructure:"sensitive"`
+	// OutsideRoot is the action for writing or deleting outside the
+	// workspace root.
+	OutsideRoot string `mapstructure:"outsideRoot"`
+}
+
+// GuardGrant is an approval given in advance.
+type GuardGrant struct {
+	Tool       string `mapstructure:"tool"`
+	ArgPattern string `mapstructure:"argPattern"`
+}
+
+// Audit configures the audit log.
+type Audit struct {
+	Enabled bool `mapstructure:"enabled"`
+	MaxMiB  int  `mapstructure:"maxMiB"`
 }
 
 // GuardRule is one rule; the first that matches decides.
@@ -85,6 +117,10 @@ type Hooks struct {
 	AfterTool  []Hook `mapstructure:"after_tool"`
 	OnError    []Hook `mapstructure:"on_error"`
 }
+
+// RedactDefault in a redact list stands for the built-in secret patterns
+// (AWS keys, tokens, private keys).
+const RedactDefault = "default"
 
 // Hook is a command or a declarative step.
 type Hook struct {
@@ -132,7 +168,9 @@ func Defaults() Config {
 			Enabled: true, Models: []string{"*"}, MinDeferCount: 1,
 			ThresholdPct: 0.15, ContextWindow: 200000,
 		},
-		Guard: Guard{Enabled: true, DefaultPolicy: "allow"},
+		Guard: Guard{Enabled: true, DefaultPolicy: "allow", ApprovalTTL: time.Hour,
+			Paths: GuardPaths{Sensitive: "require_approval", OutsideRoot: "require_approval"}},
+		Audit: Audit{Enabled: true, MaxMiB: 64},
 		Bash: Bash{
 			DefaultTimeout:      120 * time.Second,
 			MaxTimeout:          300 * time.Second,
@@ -178,9 +216,44 @@ func (c *Config) Validate() []FieldError {
 	}
 	oneOf("bash.envSanitize", c.Bash.EnvSanitize, EnvSanitizeModes, true)
 	oneOf("guard.defaultPolicy", c.Guard.DefaultPolicy, GuardPolicies, false)
+	regex := func(key, pattern string) {
+		if _, err := regexp.Compile(pattern); err != nil {
+			errs = append(errs, FieldError{Key: key, Expected: "a regular expression (Go RE2 syntax)", Got: fmt.Sprintf("%q: %v", pattern, err)})
+		}
+	}
 	for i, r := range c.Guard.Rules {
 		oneOf(fmt.Sprintf("guard.rules[%d].action", i), r.Action, GuardPolicies, false)
+		regex(fmt.Sprintf("guard.rules[%d].argPattern", i), r.ArgPattern)
 	}
+	for i, g := range c.Guard.Grants {
+		regex(fmt.Sprintf("guard.grants[%d].argPattern", i), g.ArgPattern)
+	}
+	oneOf("guard.paths.sensitive", c.Guard.Paths.Sensitive, GuardPolicies, false)
+	oneOf("guard.paths.outsideRoot", c.Guard.Paths.OutsideRoot, GuardPolicies, false)
+	for _, ev := range []struct {
+		event string
+		hooks []Hook
+	}{{"before_tool", c.Hooks.BeforeTool}, {"after_tool", c.Hooks.AfterTool}, {"on_error", c.Hooks.OnError}} {
+		event := ev.event
+		for i, h := range ev.hooks {
+			key := fmt.Sprintf("hooks.%s[%d]", event, i)
+			if (h.Command == "") == (len(h.Redact) == 0) {
+				errs = append(errs, FieldError{Key: key, Expected: "either command or redact", Got: fmt.Sprintf("command %q, redact %q", h.Command, h.Redact)})
+			}
+			if h.Timeout < 0 {
+				errs = append(errs, FieldError{Key: key + ".timeout", Expected: "a duration of 0 (the default) or more", Got: h.Timeout})
+			}
+			if len(h.Redact) > 0 && event != "after_tool" {
+				errs = append(errs, FieldError{Key: key + ".redact", Expected: "redact steps under hooks.after_tool only (they mask results)", Got: h.Redact})
+			}
+			for _, p := range h.Redact {
+				if p != RedactDefault {
+					regex(key+".redact", p)
+				}
+			}
+		}
+	}
+	atLeast("audit.maxMiB", int64(c.Audit.MaxMiB), 1)
 	for name, a := range c.Agents {
 		oneOf("agents."+name+".role", a.Role, Roles, true)
 	}
@@ -192,6 +265,7 @@ func (c *Config) Validate() []FieldError {
 		}
 	}
 	positive("bash.defaultTimeout", c.Bash.DefaultTimeout)
+	positive("guard.approvalTTL", c.Guard.ApprovalTTL)
 	positive("bash.maxTimeout", c.Bash.MaxTimeout)
 	if c.Bash.AutoBackgroundAfter < 0 {
 		errs = append(errs, FieldError{Key: "bash.autoBackgroundAfter", Expected: "a duration of 0 (never) or more", Got: c.Bash.AutoBackgroundAfter})

@@ -39,3 +39,24 @@ func TestValidate(t *testing.T) {
 		t.Errorf("invalid keys = %s, want %s", got, want)
 	}
 }
+
+func TestValidateGuardAndHooks(t *testing.T) {
+	c := Defaults()
+	c.Guard.Rules = []GuardRule{{Tool: "bash", ArgPattern: "(unclosed", Action: "deny"}}
+	c.Guard.Grants = []GuardGrant{{Tool: "bash", ArgPattern: "[z-a]"}}
+	c.Guard.Paths.Sensitive = "ask"
+	c.Guard.ApprovalTTL = 0
+	c.Hooks.BeforeTool = []Hook{{Tool: "bash"}, {Command: "x", Redact: []string{"default"}}}
+	c.Hooks.AfterTool = []Hook{{Redact: []string{"default", "a(b"}}, {Command: "./h", Timeout: -1}}
+	c.Audit.MaxMiB = 0
+	var keys []string
+	for _, e := range c.Validate() {
+		keys = append(keys, e.Key)
+	}
+	want := "guard.rules[0].argPattern,guard.grants[0].argPattern,guard.paths.sensitive," +
+		"hooks.before_tool[0],hooks.before_tool[1],hooks.before_tool[1].redact,hooks.after_tool[0].redact,hooks.after_tool[1].timeout," +
+		"audit.maxMiB,guard.approvalTTL"
+	if got := strings.Join(keys, ","); got != want {
+		t.Errorf("invalid keys =\n%s, want\n%s", got, want)
+	}
+}

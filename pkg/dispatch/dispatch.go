@@ -186,7 +186,9 @@ func (d *Dispatcher) run(ctx context.Context, c *Call, decision *Decision) *tool
 		}
 		*decision = dec
 		if err := dec.refusal(t.Name); err != nil {
-			return fail(err)
+			// The decision is the result: a program reads the approval
+			// id and the rule from it.
+			return tool.NewEnvelope(t.Name, &tool.Response{Result: dec}, err)
 		}
 	}
 

@@ -18,6 +18,10 @@ const (
 // stopped (task stop), never by name.
 const jobMarkerVar = "MCODE_BASH_JOB"
 
+// JobMarkerVar is jobMarkerVar for the rest of mcode: a process that has
+// it runs inside a bash call (mcode approve refuses to answer from there).
+const JobMarkerVar = jobMarkerVar
+
 // authorityVars are mcode's own runtime handles (layer A, always removed):
 // a nested mcode must not act with its parent's approval.
 var authorityVars = []string{"MCODE_APPROVAL"}

@@ -1,0 +1,274 @@
+// Package approval keeps the approvals a person gives for calls the guard
+// held: one JSON file per approval under MCODE_HOME/approvals, written
+// atomically, every change made under a lock so that two processes never
+// both redeem the same approval.
+package approval
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+)
+
+// DirName is the folder under MCODE_HOME.
+const DirName = "approvals"
+
+// DefaultTTL is how long an approval stays good (guard.approvalTTL).
+const DefaultTTL = time.Hour
+
+// Status of an approval.
+type Status string
+
+const (
+	Pending Status = "pending"
+	Granted Status = "granted"
+	Denied  Status = "denied"
+	Used    Status = "used"
+	Expired Status = "expired" // shown, never stored
+)
+
+// Record is one approval.
+type Record struct {
+	ID     string          `json:"id"`
+	Status Status          `json:"status"`
+	Tool   string          `json:"tool"`
+	Digest string          `json:"digest"` // of tool, root and arguments: see guard.Digest
+	Args   json.RawMessage `json:"args"`   // secrets masked, for the person to read
+	Root   string          `json:"root"`
+	Rule   string          `json:"rule"`
+	Reason string          `json:"reason"`
+	// Created is when the guard asked; Expires when the approval lapses
+	// (a grant restarts the clock); Decided when a person answered, Used
+	// when the call ran.
+	Created time.Time  `json:"created"`
+	Expires time.Time  `json:"expires"`
+	Decided *time.Time `json:"decided,omitempty"`
+	Used    *time.Time `json:"used,omitempty"`
+}
+
+// Store is the approvals folder.
+type Store struct {
+	Dir string
+	TTL time.Duration
+	Now func() time.Time
+}
+
+// Open returns the store under an MCODE_HOME.
+func Open(dataDir string, ttl time.Duration, now func() time.Time) *Store {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{Dir: filepath.Join(dataDir, DirName), TTL: ttl, Now: now}
+}
+
+// validID checks the shape of an id (apr_ and 16 hex digits): it
+// becomes a file name.
+func validID(id string) bool {
+	hexPart, ok := strings.CutPrefix(id, "apr_")
+	if !ok || len(hexPart) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(hexPart)
+	return err == nil && strings.ToLower(hexPart) == hexPart
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "apr_" + hex.EncodeToString(b[:])
+}
+
+// Error is a problem with an approval id; Code says which.
+type Error struct {
+	Code   string // unknown, pending, denied, used, expired, mismatch, invalid
+	ID     string
+	Detail string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("approval %s: %s", e.ID, e.Detail) }
+
+func (s *Store) path(id string) string { return filepath.Join(s.Dir, id+".json") }
+
+// locked runs fn holding the store's lock (across processes).
+func (s *Store) locked(fn func() error) error {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return err
+	}
+	lk := flock.New(filepath.Join(s.Dir, ".lock"))
+	if err := lk.Lock(); err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	return fn()
+}
+
+func (s *Store) read(id string) (*Record, error) {
+	if !validID(id) {
+		return nil, &Error{Code: "invalid", ID: id, Detail: "not an approval id (they look like apr_0123456789abcdef)"}
+	}
+	data, err := os.ReadFile(s.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Code: "unknown", ID: id, Detail: "no such approval in " + s.Dir}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("approval %s: the file %s is damaged: %v", id, s.path(id), err)
+	}
+	return &r, nil
+}
+
+func (s *Store) write(r *Record) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(s.path(r.ID), append(data, '\n'), 0o600)
+}
+
+// shown is the record as a person sees it now: a lapsed one is expired.
+func (s *Store) shown(r *Record) *Record {
+	if (r.Status == Pending || r.Status == Granted) && s.Now().After(r.Expires) {
+		c := *r
+		c.Status = Expired
+		return &c
+	}
+	return r
+}
+
+// Request records that a call needs approval, or returns the pending
+// request for the very same call.
+func (s *Store) Request(r Record) (*Record, error) {
+	var out *Record
+	err := s.locked(func() error {
+		now := s.Now()
+		if list, err := s.list(); err == nil {
+			for _, p := range list {
+				if p.Status == Pending && p.Digest == r.Digest && now.Before(p.Expires) {
+					out = p
+					return nil
+				}
+			}
+		}
+		r.ID = newID()
+		r.Status = Pending
+		r.Created = now.UTC()
+		r.Expires = now.Add(s.TTL).UTC()
+		out = &r
+		return s.write(&r)
+	})
+	return out, err
+}
+
+// Decide records a person's answer to a pending approval.
+func (s *Store) Decide(id string, grant bool) (*Record, error) {
+	var out *Record
+	err := s.locked(func() error {
+		r, err := s.read(id)
+		if err != nil {
+			return err
+		}
+		if v := s.shown(r); v.Status != Pending {
+			return &Error{Code: string(v.Status), ID: id, Detail: "it is " + string(v.Status) + ", not pending: nothing to decide"}
+		}
+		now := s.Now().UTC()
+		r.Decided = &now
+		if grant {
+			r.Status = Granted
+			r.Expires = now.Add(s.TTL)
+		} else {
+			r.Status = Denied
+		}
+		out = r
+		return s.write(r)
+	})
+	return out, err
+}
+
+// Redeem uses a granted approval for the call with this digest, once.
+func (s *Store) Redeem(id, digest string) (*Record, error) {
+	var out *Record
+	err := s.locked(func() error {
+		r, err := s.read(id)
+		if err != nil {
+			return err
+		}
+		switch v := s.shown(r); v.Status {
+		case Granted:
+		case Pending:
+			return &Error{Code: "pending", ID: id, Detail: "no person has approved it yet"}
+		case Denied:
+			return &Error{Code: "denied", ID: id, Detail: "a person denied it"}
+		case Used:
+			return &Error{Code: "used", ID: id, Detail: "it was already used: an approval runs one call once"}
+		case Expired:
+			return &Error{Code: "expired", ID: id, Detail: fmt.Sprintf("it expired at %s", r.Expires.Format(time.RFC3339))}
+		}
+		if r.Digest != digest {
+			return &Error{Code: "mismatch", ID: id, Detail: fmt.Sprintf("it approves another call (%s %s), not this one", r.Tool, r.Args)}
+		}
+		now := s.Now().UTC()
+		r.Status = Used
+		r.Used = &now
+		out = r
+		return s.write(r)
+	})
+	return out, err
+}
+
+// Get reads one approval.
+func (s *Store) Get(id string) (*Record, error) {
+	r, err := s.read(id)
+	if err != nil {
+		return nil, err
+	}
+	return s.shown(r), nil
+}
+
+// List returns every approval, newest first.
+func (s *Store) List() ([]*Record, error) {
+	list, err := s.list()
+	for i, r := range list {
+		list[i] = s.shown(r)
+	}
+	return list, err
+}
+
+func (s *Store) list() ([]*Record, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*Record
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !validID(id) {
+			continue
+		}
+		if r, err := s.read(id); err == nil {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Record) int { return b.Created.Compare(a.Created) })
+	return out, nil
+}

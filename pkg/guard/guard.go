@@ -1,0 +1,388 @@
+// Package guard decides whether a tool call may run: the rules of
+// guard.rules, the path policy of the file tools, and for bash the
+// command judged by parsing it (package shell), with the known dangerous
+// forms raised to require_approval. It implements dispatch.Guard; the
+// approvals a person gives, the hooks and the audit log live in its
+// sub-packages.
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/guard/shell"
+)
+
+// Sources of a decision (dispatch.Decision.Source).
+const (
+	SourceRule        = "rule"
+	SourceDefault     = "default"
+	SourcePath        = "path"
+	SourceDangerous   = "dangerous"
+	SourceParse       = "parse"
+	SourceUnjudgeable = "unjudgeable"
+	SourceSelf        = "self_approval"
+	SourceGrant       = "grant"
+	SourcePerson      = "person"
+	SourceApproval    = "approval" // --approval ID
+	SourceDisabled    = "disabled"
+)
+
+// rank orders verdicts: the strictest wins.
+func rank(v dispatch.Verdict) int {
+	switch v {
+	case dispatch.Deny:
+		return 2
+	case dispatch.RequireApproval:
+		return 1
+	}
+	return 0
+}
+
+// Judgement is what Judge found: the decision, and for a shell command
+// what the parser saw (guard check shows both).
+type Judgement struct {
+	dispatch.Decision
+	// Units are what the rules were matched against: each simple command
+	// of a shell command, each path of a file tool, else the arguments.
+	Units []Unit          `json:"units"`
+	Shell *shell.Analysis `json:"shell,omitempty"`
+}
+
+// Unit is one thing a rule is matched against, and what decided it.
+type Unit struct {
+	Text     string           `json:"text"`
+	Decision dispatch.Verdict `json:"decision"`
+	Rule     string           `json:"rule,omitempty"`
+	Source   string           `json:"source"`
+}
+
+// Guard is the compiled guard configuration.
+type Guard struct {
+	cfg    config.Guard
+	rules  []rule
+	grants []rule
+}
+
+type rule struct {
+	tool   string
+	re     *regexp.Regexp // nil: any argument
+	action dispatch.Verdict
+	text   string
+}
+
+// New compiles the rules (config.Validate checked them).
+func New(cfg config.Guard) (*Guard, error) {
+	g := &Guard{cfg: cfg}
+	for i, r := range cfg.Rules {
+		c, err := compile(r.Tool, r.ArgPattern, dispatch.Verdict(r.Action), fmt.Sprintf("guard.rules[%d]", i), true)
+		if err != nil {
+			return nil, err
+		}
+		g.rules = append(g.rules, c)
+	}
+	for i, r := range cfg.Grants {
+		c, err := compile(r.Tool, r.ArgPattern, dispatch.Allow, fmt.Sprintf("guard.grants[%d]", i), false)
+		if err != nil {
+			return nil, err
+		}
+		g.grants = append(g.grants, c)
+	}
+	return g, nil
+}
+
+// compile builds a rule; text is how decisions name it, as written in
+// the config.
+func compile(toolName, pattern string, action dispatch.Verdict, key string, showAction bool) (rule, error) {
+	r := rule{tool: toolName, action: action}
+	if pattern != "" {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return r, fmt.Errorf("%s.argPattern: %w", key, err)
+		}
+		r.re = re
+	}
+	desc := fmt.Sprintf("%s {tool: %s", key, orStar(toolName))
+	if pattern != "" {
+		desc += fmt.Sprintf(", argPattern: %q", pattern)
+	}
+	if showAction {
+		desc += ", action: " + string(action)
+	}
+	r.text = desc + "}"
+	return r, nil
+}
+
+func orStar(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+// matchesTool: a rule's tool is a name, "*" or a glob (mcp__docs__*).
+func (r rule) matchesTool(name string) bool {
+	if r.tool == "" || r.tool == "*" || r.tool == name {
+		return true
+	}
+	ok, _ := path.Match(r.tool, name)
+	return ok
+}
+
+func (r rule) matches(name string, texts ...string) bool {
+	if !r.matchesTool(name) {
+		return false
+	}
+	if r.re == nil {
+		return true
+	}
+	for _, t := range texts {
+		if r.re.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// strict says whether any rule for the tool denies or asks, or the
+// default does not allow: then what cannot be judged needs approval.
+func (g *Guard) strict(name string) bool {
+	if g.cfg.DefaultPolicy != string(dispatch.Allow) {
+		return true
+	}
+	for _, r := range g.rules {
+		if r.action != dispatch.Allow && r.matchesTool(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Decide implements dispatch.Guard without approvals: see Approver for
+// the flow that asks a person.
+func (g *Guard) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decision, error) {
+	return g.Judge(c).Decision, nil
+}
+
+// Judge decides a call and says why.
+func (g *Guard) Judge(c *dispatch.Call) *Judgement {
+	if !g.cfg.Enabled {
+		return &Judgement{Decision: dispatch.Decision{Verdict: dispatch.Allow, Source: SourceDisabled, Reason: "guard.enabled is false"}}
+	}
+	name := c.Tool
+	if c.Def != nil {
+		name = c.Def.Name
+	}
+	j := &Judgement{}
+	in := g.inputsOf(name, c)
+	for _, text := range in.texts {
+		u := g.unit(name, text)
+		j.Units = append(j.Units, u)
+	}
+	if in.shell != nil {
+		j.Shell = in.shell
+	}
+	g.combine(j)
+	for _, p := range in.paths {
+		g.pathPolicy(j, name, p, c)
+	}
+	if a := in.shell; a != nil {
+		g.shellPolicy(j, name, a)
+	}
+	g.grant(j, name, in.main)
+	return j
+}
+
+// unit decides one text by the first rule that matches, else the default.
+func (g *Guard) unit(name string, text unitText) Unit {
+	for _, r := range g.rules {
+		if r.matches(name, text.texts()...) {
+			return Unit{Text: text.show, Decision: r.action, Rule: r.text, Source: SourceRule}
+		}
+	}
+	return Unit{Text: text.show, Decision: dispatch.Verdict(g.cfg.DefaultPolicy), Source: SourceDefault,
+		Rule: "guard.defaultPolicy: " + g.cfg.DefaultPolicy}
+}
+
+// combine makes the strictest unit the call's decision.
+func (g *Guard) combine(j *Judgement) {
+	j.Decision = dispatch.Decision{Verdict: dispatch.Allow, Source: SourceDefault, Rule: "guard.defaultPolicy: " + g.cfg.DefaultPolicy}
+	first := true
+	for _, u := range j.Units {
+		if first || rank(u.Decision) > rank(j.Verdict) {
+			j.Decision = dispatch.Decision{Verdict: u.Decision, Source: u.Source, Rule: u.Rule}
+			if u.Decision != dispatch.Allow {
+				j.Reason = fmt.Sprintf("%s: %s", verdictWords(u.Decision), u.Text)
+			}
+			first = false
+		}
+	}
+}
+
+// raise makes the decision at least v, for the given reason.
+func raise(j *Judgement, v dispatch.Verdict, source, rule, reason string) {
+	if rank(v) > rank(j.Verdict) {
+		j.Decision = dispatch.Decision{Verdict: v, Source: source, Rule: rule, Reason: reason}
+	}
+}
+
+func verdictWords(v dispatch.Verdict) string {
+	switch v {
+	case dispatch.Deny:
+		return "the guard denies"
+	case dispatch.RequireApproval:
+		return "a person must approve"
+	}
+	return "allowed"
+}
+
+// shellPolicy raises a shell command's decision for what the rules do
+// not see: forms known to be dangerous, text that does not parse, names
+// only known at run time, an agent approving its own call.
+func (g *Guard) shellPolicy(j *Judgement, name string, a *shell.Analysis) {
+	if len(a.SelfApproval) > 0 {
+		raise(j, dispatch.Deny, SourceSelf, "built-in: no approving from inside a command",
+			fmt.Sprintf("the command answers an approval itself (%s): only a person may, from their own terminal", a.SelfApproval[0]))
+	}
+	if a.ParseError != "" {
+		raise(j, dispatch.RequireApproval, SourceParse, "built-in: input that does not parse",
+			"the command does not parse as bash ("+a.ParseError+"), so the guard cannot tell what it runs")
+	}
+	if len(a.Dangerous) > 0 {
+		d := a.Dangerous[0]
+		raise(j, dispatch.RequireApproval, SourceDangerous, "built-in: "+d.Form,
+			fmt.Sprintf("dangerous: %s (%s)", d.Why, d.Command))
+	}
+	if len(a.Unjudgeable) > 0 && g.strict(name) {
+		raise(j, dispatch.RequireApproval, SourceUnjudgeable, "built-in: what cannot be judged before it runs",
+			a.Unjudgeable[0]+"; with deny or approval rules in place, such a command needs a person")
+	}
+}
+
+// grant lets a call that needs approval run when guard.grants approves
+// it in advance. A deny stays a deny.
+func (g *Guard) grant(j *Judgement, name, main string) {
+	if j.Verdict != dispatch.RequireApproval {
+		return
+	}
+	for _, r := range g.grants {
+		if r.matches(name, main) {
+			j.Decision = dispatch.Decision{Verdict: dispatch.Allow, Source: SourceGrant, Rule: r.text,
+				Reason: "approved in advance (" + j.Reason + ")"}
+			return
+		}
+	}
+}
+
+// inputs are what a call is judged on.
+type inputs struct {
+	main  string     // the call's main argument (grants match it)
+	texts []unitText // what rules see
+	paths []pathUse  // what the path policy checks
+	shell *shell.Analysis
+}
+
+// unitText is one unit: shown as show, matched against each of match.
+type unitText struct {
+	show  string
+	match []string
+}
+
+func (u unitText) texts() []string { return append([]string{u.show}, u.match...) }
+
+// pathUse is a path a file tool touches, and how.
+type pathUse struct {
+	path  string
+	write bool // writes or deletes
+	link  bool // a deletion acts on the link itself, not where it points
+}
+
+// How the built-in file tools use their paths.
+var pathTools = map[string]struct {
+	field         string
+	write, delete bool
+}{
+	"read":      {field: "path"},
+	"write":     {field: "file_path", write: true},
+	"edit":      {field: "file_path", write: true},
+	"rm":        {field: "paths", write: true, delete: true},
+	"trash_put": {field: "paths", write: true, delete: true},
+}
+
+func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
+	var args map[string]any
+	_ = json.Unmarshal(c.Args, &args)
+	if name == "bash" {
+		cmd, _ := args["command"].(string)
+		dir := ""
+		if c.Env != nil {
+			dir = c.Env.Root
+			if cwd, ok := args["cwd"].(string); ok && cwd != "" {
+				dir = c.Env.Abs(cwd)
+			}
+		}
+		opts := shell.Options{Dir: dir, ProtectedBranches: g.cfg.ProtectedBranches}
+		if c.Env != nil {
+			opts.Home = c.Env.UserHome
+		}
+		a := shell.Analyze(cmd, opts)
+		in := inputs{main: cmd, shell: a}
+		for _, sc := range a.Commands {
+			in.texts = append(in.texts, unitText{show: sc.Text, match: []string{strings.Join(sc.Words, " ")}})
+		}
+		if len(in.texts) == 0 {
+			in.texts = []unitText{{show: cmd}}
+		}
+		return in
+	}
+	if pt, ok := pathTools[name]; ok {
+		var ps []string
+		switch v := args[pt.field].(type) {
+		case string:
+			ps = []string{v}
+		case []any:
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					ps = append(ps, s)
+				}
+			}
+		}
+		in := inputs{main: strings.Join(ps, "\n")}
+		for _, p := range ps {
+			abs := p
+			if c.Env != nil {
+				abs = c.Env.Abs(p)
+			}
+			in.texts = append(in.texts, unitText{show: p, match: []string{abs}})
+			in.paths = append(in.paths, pathUse{path: p, write: pt.write, link: pt.delete})
+		}
+		if len(in.texts) == 0 {
+			in.texts = []unitText{{show: string(c.Args)}}
+		}
+		return in
+	}
+	canon := Canonical(c.Args)
+	return inputs{main: string(canon), texts: []unitText{{show: string(canon)}}}
+}
+
+// Canonical is the arguments object with sorted keys and no spaces: the
+// form rules match for other tools and the argument digest hashes.
+func Canonical(args json.RawMessage) json.RawMessage {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return args
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return args
+	}
+	return out
+}

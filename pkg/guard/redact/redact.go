@@ -1,0 +1,178 @@
+// Package redact masks secrets in text: the built-in patterns (AWS keys,
+// provider and forge tokens, private key blocks, bearer tokens, password
+// assignments) and any a config adds. Hooks mask tool results with it,
+// the audit log masks arguments.
+package redact
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Mask replaces each secret.
+const Mask = "[REDACTED]"
+
+// Default are the built-in patterns (`redact: default`).
+var Default = []string{
+	`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`,                                          // AWS access key id
+	`(?i)\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`,           // AWS secret key
+	`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`,                                                // GitHub tokens
+	`\bgithub_pat_[A-Za-z0-9_]{22,255}\b`,                                              // GitHub fine-grained tokens
+	`\bglpat-[A-Za-z0-9_-]{20,}\b`,                                                     // GitLab tokens
+	`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`,                                                // Slack tokens
+	`\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}\b`,                                         // OpenAI, Anthropic keys
+	`\bAIza[0-9A-Za-z_-]{35}\b`,                                                        // Google API keys
+	`\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}\b`,                                         // Stripe keys
+	`\bnpm_[A-Za-z0-9]{36}\b`,                                                          // npm tokens
+	`\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,                  // JSON Web Tokens
+	`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`, // private key blocks
+	`(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*`,                                          // bearer tokens
+	`(?i)\b(?:password|passwd|pwd|secret|api_?key|access_?token|auth_?token|client_?secret)\b["']?\s*[:=]\s*["']?[^\s"',;]{6,}`, // key = value
+}
+
+// Redactor masks the matches of its patterns, compiled on first use.
+type Redactor struct {
+	patterns []string
+	// filtered: only the default patterns, so a text that holds none of
+	// their fixed parts is left alone without compiling them (a typical
+	// call pays microseconds, not the millisecond of the compile).
+	filtered bool
+	once     sync.Once
+	re       *regexp.Regexp
+}
+
+// New checks patterns; "default" stands for Default.
+func New(patterns []string) (*Redactor, error) {
+	r := &Redactor{filtered: true}
+	for _, p := range patterns {
+		if p == "default" {
+			r.patterns = append(r.patterns, Default...)
+			continue
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			return nil, err
+		}
+		r.patterns = append(r.patterns, p)
+		r.filtered = false
+	}
+	return r, nil
+}
+
+func (r *Redactor) compiled() *regexp.Regexp {
+	r.once.Do(func() {
+		if len(r.patterns) > 0 {
+			r.re = regexp.MustCompile("(?:" + strings.Join(r.patterns, ")|(?:") + ")")
+		}
+	})
+	return r.re
+}
+
+// hints are fixed parts of the default patterns: a text with none of them
+// holds no match.
+var hints = []string{"akia", "asia", "abia", "acca", "secret", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"glpat-", "xox", "sk-", "sk_", "rk_", "aiza", "npm_", "eyj", "private key", "bearer", "passw", "pwd", "key", "token"}
+
+func (r *Redactor) skip(s string) bool {
+	if r == nil || len(r.patterns) == 0 || s == "" {
+		return true
+	}
+	if !r.filtered {
+		return false
+	}
+	lower := strings.ToLower(s)
+	for _, h := range hints {
+		if strings.Contains(lower, h) {
+			return false
+		}
+	}
+	return true
+}
+
+var builtin = sync.OnceValue(func() *Redactor {
+	r, _ := New([]string{"default"})
+	return r
+})
+
+// Builtin is the redactor of the default patterns.
+func Builtin() *Redactor { return builtin() }
+
+// String masks s.
+func (r *Redactor) String(s string) string {
+	if r.skip(s) {
+		return s
+	}
+	return r.compiled().ReplaceAllLiteralString(s, Mask)
+}
+
+// Value masks every string inside a JSON-shaped value (maps, slices) and
+// returns the masked copy; any other Go value goes through JSON first.
+func (r *Redactor) Value(v any) any {
+	if r == nil || len(r.patterns) == 0 || v == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		return r.String(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = r.Value(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = r.Value(e)
+		}
+		return out
+	case bool, float64, json.Number, int, int64:
+		return v
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var generic any
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.UseNumber()
+	if dec.Decode(&generic) != nil {
+		return v
+	}
+	return r.Value(generic)
+}
+
+// JSON masks the strings of a JSON document.
+func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
+	if r.skip(string(raw)) {
+		return raw
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return json.RawMessage(r.String(string(raw)))
+	}
+	out, err := json.Marshal(r.Value(v))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// Preview is the JSON document masked and, past max bytes, cut into a
+// JSON string that ends with "…": what logs and approvals keep of a
+// call's arguments.
+func (r *Redactor) Preview(raw json.RawMessage, max int) json.RawMessage {
+	masked := r.JSON(raw)
+	if len(masked) > max {
+		cut, _ := json.Marshal(string(masked[:max]) + "…")
+		return cut
+	}
+	if !json.Valid(masked) {
+		s, _ := json.Marshal(string(masked))
+		return s
+	}
+	return masked
+}

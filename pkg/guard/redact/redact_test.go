@@ -1,0 +1,64 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDefaultPatterns(t *testing.T) {
+	r := Builtin()
+	for _, secret := range []string{
+		"AKIAIOSFODNN7EXAMPLE",
+		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"ghp_" + strings.Repeat("a", 36),
+		"github_pat_" + strings.Repeat("B", 30),
+		"glpat-" + strings.Repeat("c", 20),
+		"xoxb-1234567890-abcdef",
+		"sk-ant-" + strings.Repeat("d", 30),
+		"sk-proj-" + strings.Repeat("e", 30),
+		"AIza" + strings.Repeat("f", 35),
+		"sk_live_" + strings.Repeat("g", 24),
+		"npm_" + strings.Repeat("h", 36),
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+		"Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345",
+		"PASSWORD=hunter2hunter2",
+		`"api_key": "0123456789abcdef"`,
+	} {
+		text := "before " + secret + " after"
+		got := r.String(text)
+		if strings.Contains(got, secret) || !strings.Contains(got, Mask) || !strings.HasPrefix(got, "before ") {
+			t.Errorf("%q → %q", text, got)
+		}
+	}
+	for _, plain := range []string{"go test ./...", "git status --short", "password policy: see docs", "sk-short", "the AKIA prefix"} {
+		if got := r.String(plain); got != plain {
+			t.Errorf("%q masked: %q", plain, got)
+		}
+	}
+}
+
+func BenchmarkBuiltinCompile(b *testing.B) {
+	for b.Loop() {
+		New([]string{"default"})
+	}
+}
+
+func BenchmarkMaskTypicalArgs(b *testing.B) {
+	r := Builtin()
+	args := []byte(`{"command":"cd pkg && go test -run TestX ./... 2>&1 | grep -v '^ok' | head -n 50"}`)
+	for b.Loop() {
+		r.JSON(args)
+	}
+}
+
+func TestPreviewCapsAndStaysJSON(t *testing.T) {
+	long := []byte(`{"content":"` + strings.Repeat("x", 10000) + ` AKIAIOSFODNN7EXAMPLE"}`)
+	p := Builtin().Preview(long, 100)
+	if len(p) > 110 || !strings.HasSuffix(string(p), `…"`) || strings.Contains(string(p), "AKIA") {
+		t.Errorf("preview %s", p)
+	}
+	if p := Builtin().Preview([]byte(`{"a":1}`), 100); string(p) != `{"a":1}` {
+		t.Errorf("short preview %s", p)
+	}
+}
