@@ -182,8 +182,7 @@ func (w *pptxWriter) slide(n int, s slide) error {
 		y += h + int64(91440*scale)
 	}
 	if len(s.notes) > 0 {
-		id := r.add(relOffice+"/notesSlide", fmt.Sprintf("../notesSlides/notesSlide%d.xml", n))
-		_ = id
+		r.add(relOffice+"/notesSlide", fmt.Sprintf("../notesSlides/notesSlide%d.xml", n))
 		w.notes(n, s.notes)
 	}
 	w.pkg.addXML(fmt.Sprintf("ppt/slides/slide%d.xml", n), "application/vnd.openxmlformats-officedocument.presentationml.slide+xml",

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -316,7 +317,7 @@ func writeErr(display string, err error) error {
 		return &tool.Error{Code: tool.CodePermission, Message: fmt.Sprintf("cannot write %s: permission denied", display),
 			Hint: "choose another out path; nothing was written"}
 	}
-	if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "not a directory") {
+	if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
 		return &tool.Error{Code: tool.CodeNotADirectory, Message: fmt.Sprintf("cannot write %s: %v", display, err),
 			Hint: "a part of the out path is a file, not a folder; choose another path"}
 	}
