@@ -114,7 +114,10 @@ func (w *docxWriter) list(b Block, depth int, pstyle string) error {
 		abstract = 1
 	}
 	numID := len(w.nums) + 1
-	start := max(b.Start, 1)
+	start := b.Start
+	if !b.Ordered {
+		start = 1
+	}
 	w.nums = append(w.nums, fmt.Sprintf(`<w:num w:numId="%d"><w:abstractNumId w:val="%d"/><w:lvlOverride w:ilvl="%d"><w:startOverride w:val="%d"/></w:lvlOverride></w:num>`,
 		numID, abstract, min(depth, 8), start))
 	for _, it := range b.Items {

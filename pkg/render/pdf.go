@@ -427,10 +427,7 @@ func (w *pdfWriter) list(b Block, x, width float64, base string, depth int) erro
 			marker = "–"
 		}
 		if b.Ordered {
-			marker = strconv.Itoa(max(b.Start, 0)+i) + "."
-			if b.Start == 0 && i == 0 {
-				marker = "0."
-			}
+			marker = strconv.Itoa(b.Start+i) + "."
 		}
 		if it.Task != nil {
 			marker = "[ ]"
@@ -737,14 +734,13 @@ func (w *pdfWriter) code(text string, x, width float64) {
 	defer func() { w.decos = w.decos[:len(w.decos)-1] }()
 	w.line(4, func(float64) {})
 	for _, src := range strings.Split(text, "\n") {
-		lines := []pdfLine{{}}
-		atoms := w.atoms([]Run{{Text: src, Mono: true}}, codePt, "")
 		var pieces []piece
-		for _, a := range atoms {
+		src = strings.ReplaceAll(src, "\t", "    ")
+		for _, a := range w.atoms([]Run{{Text: src, Mono: true}}, codePt, "") {
 			pieces = append(pieces, a.pieces...)
 		}
 		// Code keeps its spaces and breaks anywhere.
-		lines = nil
+		var lines []pdfLine
 		cur := pdfLine{}
 		for _, p := range splitPieces(pieces, width-12, width-12, w) {
 			if cur.w+p.w > width-12+0.01 && len(cur.pieces) > 0 {
