@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcode-dev/mcode/cmd"
+	"github.com/mcode-dev/mcode/internal/mcptest"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -26,6 +27,8 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"mcode": func() { os.Exit(cmd.Main()) },
+		// A go-sdk MCP server for the connector scripts (MCPTEST_MODE).
+		"mcptest": func() { code, _ := mcptest.Main(); os.Exit(code) },
 	})
 }
 

@@ -254,7 +254,11 @@ func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range f.providers(cfg) {
+	providers, err := f.providers(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range providers {
 		reg.AddProvider(p)
 	}
 	profile, err := f.profile(cfg)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -111,11 +112,51 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 	if err != nil {
 		return nil, translateDecodeError(err, path, getenv)
 	}
+	if path != "" && len(cfg.McpServers) > 0 {
+		if err := restoreEnvCase(path, &cfg); err != nil {
+			return nil, configError(path, "", "not valid YAML: %v", err)
+		}
+	}
 	if errs := cfg.Validate(); len(errs) > 0 {
 		fe := errs[0]
 		return nil, configError(sourceOf(fe.Key, path, getenv), fe.Key, "expected %s, got %v", fe.Expected, fe.Got)
 	}
 	return &cfg, nil
+}
+
+// restoreEnvCase gives the environment variables of mcpServers.NAME.env
+// back the case they were written in: viper lower-cases every key, and
+// a server's PATH or API_KEY must reach it as written.
+func restoreEnvCase(path string, cfg *config.Config) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	child := func(m any, key string) any {
+		mm, _ := m.(map[string]any)
+		for k, v := range mm {
+			if strings.EqualFold(k, key) {
+				return v
+			}
+		}
+		return nil
+	}
+	for name, s := range cfg.McpServers {
+		env, ok := child(child(child(raw, "mcpServers"), name), "env").(map[string]any)
+		if !ok {
+			continue
+		}
+		s.Env = make(map[string]string, len(env))
+		for k := range env {
+			s.Env[k] = cfg.McpServers[name].Env[strings.ToLower(k)]
+		}
+		cfg.McpServers[name] = s
+	}
+	return nil
 }
 
 func envName(key string) string {

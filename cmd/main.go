@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -31,6 +32,9 @@ func (e *exitError) Error() string { return "exit status" }
 func Main() int {
 	if len(os.Args) > 1 && os.Args[1] == exec.SupervisorArg {
 		return exec.Supervise(os.Args[2:], exec.SupervisorStreams()) // a background task's supervisor: no command tree
+	}
+	if len(os.Args) > 1 && os.Args[1] == connector.WardenArg {
+		return connector.Warden(os.Args[2:]) // the warden of a stdio MCP server: no command tree
 	}
 	f := NewFactory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -7,9 +7,12 @@ import (
 	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/datetime"
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
+	"github.com/mcode-dev/mcode/pkg/extract"
+	"github.com/mcode-dev/mcode/pkg/filetype"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/render"
 	"github.com/mcode-dev/mcode/pkg/search"
@@ -43,13 +46,30 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		trash.PutTool(),
 		datetime.Tool(),
 		render.Tool(),
+		extract.Tool(),
+		filetype.Tool(),
 	}
 }
 
 // providers are the sources of tools from outside (MCP servers, command
 // tools from config), asked by the registry when a call needs them.
-func (f *Factory) providers(cfg *config.Config) []tool.Provider {
-	return nil
+func (f *Factory) providers(cfg *config.Config) ([]tool.Provider, error) {
+	if len(cfg.McpServers) == 0 {
+		return nil, nil
+	}
+	profile, err := f.profile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := f.connectorOf(cfg, profile)
+	if err != nil {
+		return nil, err
+	}
+	return []tool.Provider{&connector.Provider{
+		Conn: conn, Search: cfg.McpToolSearch, Model: f.Getenv(connector.ModelVar), Profile: profile,
+		// mcp_invoke's inner call takes the same path as any other.
+		Invoke: f.Call,
+	}}, nil
 }
 
 // bashEnviron is what bash commands inherit: this process's environment,

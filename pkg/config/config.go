@@ -56,6 +56,9 @@ type McpServer struct {
 	URL     string            `mapstructure:"url"`
 	Headers map[string]string `mapstructure:"headers"`
 	Timeout time.Duration     `mapstructure:"timeout"`
+	// Tier extension lists the server's tools as a catalogue until a
+	// session enables one (enable_tool); core (the default) lists them.
+	Tier string `mapstructure:"tier"`
 }
 
 // McpToolSearch decides when MCP tools are deferred behind tool_search.
@@ -196,6 +199,7 @@ func (e FieldError) Error() string {
 // Enumerations of the config file.
 var (
 	EnvSanitizeModes = []string{"off", "scrub", "strict"}
+	Tiers            = []string{"core", "extension"}
 	GuardPolicies    = []string{"allow", "require_approval", "deny"}
 	Roles            = []string{"worker", "verifier", "explore"} // each narrower than the one before
 )
@@ -273,10 +277,92 @@ func (c *Config) Validate() []FieldError {
 	atLeast("read.maxImageWidth", int64(c.Read.MaxImageWidth), 1)
 	atLeast("read.maxImageHeight", int64(c.Read.MaxImageHeight), 1)
 	atLeast("read.maxImageBase64KiB", int64(c.Read.MaxImageBase64KiB), 1)
+	errs = append(errs, c.validateMcp()...)
 	if c.McpToolSearch.ThresholdPct < 0 || c.McpToolSearch.ThresholdPct > 1 {
 		errs = append(errs, FieldError{Key: "mcpToolSearch.thresholdPct", Expected: "a fraction between 0 and 1 (0.15 is 15%)", Got: c.McpToolSearch.ThresholdPct})
 	}
 	return errs
+}
+
+// McpServerSeparator joins a server's name and a tool's name (SERVER__TOOL),
+// so a server's name never holds it.
+const McpServerSeparator = "__"
+
+// validateMcp checks mcpServers, the agents' mcpServers allowlists and
+// mcpToolSearch. Keys are reported in a fixed order.
+func (c *Config) validateMcp() []FieldError {
+	var errs []FieldError
+	add := func(key, expected string, got any) {
+		errs = append(errs, FieldError{Key: key, Expected: expected, Got: got})
+	}
+	names := make([]string, 0, len(c.McpServers))
+	for name := range c.McpServers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		s, key := c.McpServers[name], "mcpServers."+name
+		if !validServerName(name) {
+			add(key, "a server name of letters, digits, - and _ (no __, which separates SERVER__TOOL), starting with a letter or digit", fmt.Sprintf("%q", name))
+		}
+		switch {
+		case s.Command == "" && s.URL == "":
+			add(key, "command (a stdio server) or url (a streamable HTTP server)", "neither")
+		case s.Command != "" && s.URL != "":
+			add(key, "either command (stdio) or url (HTTP), not both", "both")
+		case s.URL != "":
+			if !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
+				add(key+".url", "an http:// or https:// URL", fmt.Sprintf("%q", s.URL))
+			}
+			if len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
+				add(key, "args, env and cwd only with command (they start a stdio server)", "url with args, env or cwd")
+			}
+		case len(s.Headers) > 0:
+			add(key+".headers", "headers only with url (an HTTP server)", "command with headers")
+		}
+		if s.Timeout < 0 {
+			add(key+".timeout", "a duration of 0 (the default) or more", s.Timeout)
+		}
+		if s.Tier != "" && !slices.Contains(Tiers, s.Tier) {
+			add(key+".tier", "one of "+strings.Join(Tiers, ", "), fmt.Sprintf("%q", s.Tier))
+		}
+	}
+	agents := make([]string, 0, len(c.Agents))
+	for a := range c.Agents {
+		agents = append(agents, a)
+	}
+	slices.Sort(agents)
+	for _, a := range agents {
+		for i, server := range c.Agents[a].McpServers {
+			found := false
+			for name := range c.McpServers {
+				found = found || strings.EqualFold(name, server)
+			}
+			if !found {
+				add(fmt.Sprintf("agents.%s.mcpServers[%d]", a, i), "the name of a server in mcpServers ("+strings.Join(names, ", ")+")", fmt.Sprintf("%q", server))
+			}
+		}
+	}
+	if c.McpToolSearch.MinDeferCount < 0 {
+		add("mcpToolSearch.minDeferCount", "a number >= 0", c.McpToolSearch.MinDeferCount)
+	}
+	if c.McpToolSearch.ContextWindow < 1 {
+		add("mcpToolSearch.contextWindow", "a number of tokens >= 1", c.McpToolSearch.ContextWindow)
+	}
+	return errs
+}
+
+func validServerName(name string) bool {
+	if name == "" || strings.Contains(name, McpServerSeparator) {
+		return false
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || (i > 0 && (r == '-' || r == '_'))
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseDuration reads bare seconds ("90", "1.5") or a Go duration ("90s", "2m").

@@ -40,6 +40,34 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+func TestValidateMcp(t *testing.T) {
+	c := Defaults()
+	c.McpServers = map[string]McpServer{
+		"ok":       {Command: "node", Args: []string{"server.js"}},
+		"web":      {URL: "http://127.0.0.1:3001/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}},
+		"a__b":     {Command: "x"},
+		"empty":    {},
+		"both":     {Command: "x", URL: "http://127.0.0.1:1/mcp"},
+		"ftp":      {URL: "ftp://example/mcp"},
+		"hdr":      {Command: "x", Headers: map[string]string{"A": "b"}},
+		"urlenv":   {URL: "https://127.0.0.1/mcp", Env: map[string]string{"A": "b"}},
+		"negative": {Command: "x", Timeout: -time.Second},
+	}
+	c.Agents = map[string]Agent{"reviewer": {McpServers: []string{"OK", "nosuch"}}}
+	c.McpToolSearch.MinDeferCount = -1
+	c.McpToolSearch.ContextWindow = 0
+	var keys []string
+	for _, e := range c.Validate() {
+		keys = append(keys, e.Key)
+	}
+	got := strings.Join(keys, ",")
+	want := "mcpServers.a__b,mcpServers.both,mcpServers.empty,mcpServers.ftp.url,mcpServers.hdr.headers," +
+		"mcpServers.negative.timeout,mcpServers.urlenv,agents.reviewer.mcpServers[1],mcpToolSearch.minDeferCount,mcpToolSearch.contextWindow"
+	if got != want {
+		t.Errorf("invalid keys =\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestValidateGuardAndHooks(t *testing.T) {
 	c := Defaults()
 	c.Guard.Rules = []GuardRule{{Tool: "bash", ArgPattern: "(unclosed", Action: "deny"}}

@@ -102,3 +102,10 @@ func StartGroup(cmd *exec.Cmd) error {
 func StopGroup(pid int, grace time.Duration) []Ref {
 	return Stop(func() []Proc { return groupMembers(pid) }, grace)
 }
+
+// StopReapedGroup ends what is left of the process group of a leader
+// that already exited and was reaped (its pid may name another process
+// by now; its group id cannot, while a member lives).
+func StopReapedGroup(pgid int, grace time.Duration) []Ref {
+	return Stop(func() []Proc { return groupOnly(pgid) }, grace)
+}

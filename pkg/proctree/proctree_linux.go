@@ -273,11 +273,19 @@ func groupMembers(leader int) []Proc {
 	for _, p := range live {
 		seen[p.PID] = true
 	}
-	for _, pid := range AllPIDs() {
-		if seen[pid] {
-			continue
+	for _, p := range groupOnly(leader) {
+		if !seen[p.PID] {
+			live = append(live, p)
 		}
-		if pg, err := unix.Getpgid(pid); err == nil && pg == leader {
+	}
+	return live
+}
+
+// groupOnly lists the living processes whose process group is pgid.
+func groupOnly(pgid int) []Proc {
+	var live []Proc
+	for _, pid := range AllPIDs() {
+		if pg, err := unix.Getpgid(pid); err == nil && pg == pgid {
 			if p, ok := Read(pid); ok && !p.Dead() {
 				live = append(live, p)
 			}

@@ -68,3 +68,5 @@ func ExitOf(ps *os.ProcessState) (int, string) { return ps.ExitCode(), "" }
 func GroupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 func groupMembers(leader int) []Proc { return Descendants(leader) }
+
+func groupOnly(pgid int) []Proc { return nil }

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcode-dev/mcode/internal/pdf"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/pdftext"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -167,11 +167,6 @@ type pageFailure struct {
 	err  error
 }
 
-// errEncrypted wraps the parser's refusal of an encrypted PDF.
-type errEncrypted struct{ err error }
-
-func (e *errEncrypted) Error() string { return e.err.Error() }
-
 // pagesError is a bad pages parameter.
 type pagesError struct{ err error }
 
@@ -180,22 +175,11 @@ func (e *pagesError) Error() string { return e.err.Error() }
 // extractPDF opens the PDF, counts its pages and extracts the text of the
 // pages spec asks for (the first MaxPDFPages when spec is empty).
 func extractPDF(ctx context.Context, f io.ReaderAt, size int64, spec string) (doc *pdfText, err error) {
-	defer func() {
-		if x := recover(); x != nil {
-			doc, err = nil, fmt.Errorf("malformed PDF: %v", x)
-		}
-	}()
-	rd, err := pdf.NewReader(pdf20Compat{f}, size)
+	pd, err := pdftext.Open(f, size)
 	if err != nil {
-		if isEncryptionError(err) {
-			return nil, &errEncrypted{err}
-		}
 		return nil, err
 	}
-	doc = &pdfText{total: rd.NumPage(), encrypted: !rd.Trailer().Key("Encrypt").IsNull()}
-	if doc.total <= 0 {
-		return nil, errors.New("malformed PDF: no pages in the page tree")
-	}
+	doc = &pdfText{total: pd.NumPages(), encrypted: pd.Encrypted}
 	ranges := []pageRange{{1, 0}}
 	if spec != "" {
 		if ranges, err = parsePages(spec); err != nil {
@@ -209,7 +193,11 @@ func extractPDF(ctx context.Context, f io.ReaderAt, size int64, spec string) (do
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		text, err := pageText(rd.Page(p))
+		text, err := pd.PageText(p)
+		var ce *pdftext.CorruptError
+		if errors.As(err, &ce) {
+			return nil, fmt.Errorf("page %d: %w", p, err)
+		}
 		if err != nil {
 			doc.failed = append(doc.failed, pageFailure{p, err})
 		}
@@ -218,14 +206,8 @@ func extractPDF(ctx context.Context, f io.ReaderAt, size int64, spec string) (do
 	return doc, nil
 }
 
-// isEncryptionError tells the parser's "needs a password" and "cipher
-// not supported" apart from damage.
-func isEncryptionError(err error) bool {
-	return errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encryption")
-}
-
 func (r *reading) pdfError(err error) error {
-	var enc *errEncrypted
+	var enc *pdftext.ErrEncrypted
 	var pe *pagesError
 	switch {
 	case errors.As(err, &pe):
@@ -233,7 +215,7 @@ func (r *reading) pdfError(err error) error {
 			Hint: fmt.Sprintf("e.g. --pages 1-%d (at most %d pages a call)", MaxPDFPages, MaxPDFPages)}
 	case errors.As(err, &enc):
 		return &tool.Error{Code: tool.CodeEncrypted,
-			Message: fmt.Sprintf("%s is an encrypted PDF (%v)", r.display, enc.err),
+			Message: fmt.Sprintf("%s is an encrypted PDF (%v)", r.display, enc.Err),
 			Hint:    "read cannot take passwords; ask for an unencrypted copy (e.g. qpdf --decrypt --password=PW in.pdf out.pdf)"}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
@@ -241,131 +223,4 @@ func (r *reading) pdfError(err error) error {
 	return &tool.Error{Code: tool.CodeCorruptFile,
 		Message: fmt.Sprintf("%s is not a readable PDF: %v", r.display, err),
 		Hint:    "the file may be damaged or truncated; ask for a fresh copy, or check it with bash (file, pdfinfo)"}
-}
-
-// pdf20Compat presents a PDF 2.0 header as 1.7 (same length, so no
-// offset moves): the parser reads 2.0 files but refuses their header.
-type pdf20Compat struct{ io.ReaderAt }
-
-func (c pdf20Compat) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.ReaderAt.ReadAt(p, off)
-	if off == 0 && bytes.HasPrefix(p[:n], []byte("%PDF-2.0")) {
-		copy(p[5:], "1.7")
-	}
-	return n, err
-}
-
-// pageText extracts a page's text in reading order: a line break where
-// the text moves to a new line, a space where it jumps along the line or
-// where a TJ array leaves a gap of a quarter em or more.
-func pageText(page pdf.Page) (text string, err error) {
-	defer func() {
-		if x := recover(); x != nil {
-			err = fmt.Errorf("%v", x)
-		}
-	}()
-	if page.V.IsNull() || page.V.Key("Contents").Kind() == pdf.Null {
-		return "", nil
-	}
-	fonts := map[string]*pdf.Font{}
-	for _, name := range page.Fonts() {
-		f := page.Font(name)
-		fonts[name] = &f
-	}
-	var (
-		b          strings.Builder
-		enc        pdf.TextEncoding
-		x, y       float64
-		lastX      float64
-		lastY      float64
-		positioned bool
-	)
-	newline := func() {
-		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	space := func() {
-		if s := b.String(); s != "" && !strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\n") {
-			b.WriteByte(' ')
-		}
-	}
-	moveTo := func(nx, ny float64) {
-		if positioned {
-			if math.Abs(ny-lastY) > 0.5 {
-				newline()
-			} else if nx != lastX {
-				space()
-			}
-		}
-		x, y, lastX, lastY, positioned = nx, ny, nx, ny, true
-	}
-	show := func(s string) {
-		if enc == nil {
-			b.WriteString(s)
-			return
-		}
-		for _, r := range enc.Decode(s) {
-			if r != utf8.RuneError {
-				b.WriteRune(r)
-			}
-		}
-	}
-	pdf.Interpret(page.V.Key("Contents"), func(stk *pdf.Stack, op string) {
-		args := make([]pdf.Value, stk.Len())
-		for i := len(args) - 1; i >= 0; i-- {
-			args[i] = stk.Pop()
-		}
-		switch op {
-		case "BT":
-			x, y = 0, 0
-		case "Tf":
-			if len(args) == 2 {
-				if f, ok := fonts[args[0].Name()]; ok {
-					enc = f.Encoder()
-				} else {
-					enc = nil
-				}
-			}
-		case "Td", "TD":
-			if len(args) == 2 {
-				moveTo(x+args[0].Float64(), y+args[1].Float64())
-			}
-		case "Tm":
-			if len(args) == 6 {
-				moveTo(args[4].Float64(), args[5].Float64())
-			}
-		case "T*":
-			newline()
-		case "'":
-			newline()
-			if len(args) == 1 {
-				show(args[0].RawString())
-			}
-		case "\"":
-			newline()
-			if len(args) == 3 {
-				show(args[2].RawString())
-			}
-		case "Tj":
-			if len(args) == 1 {
-				show(args[0].RawString())
-			}
-		case "TJ":
-			if len(args) == 1 {
-				v := args[0]
-				for i := 0; i < v.Len(); i++ {
-					switch e := v.Index(i); e.Kind() {
-					case pdf.String:
-						show(e.RawString())
-					case pdf.Integer, pdf.Real:
-						if e.Float64() < -250 {
-							space()
-						}
-					}
-				}
-			}
-		}
-	})
-	return b.String(), nil
 }

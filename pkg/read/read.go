@@ -18,8 +18,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/office"
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -52,6 +54,10 @@ const (
 	MaxImageBytes    = 64 << 20
 	// MaxImagePixels bounds the pixels decoded from one image.
 	MaxImagePixels = 64_000_000
+	// DefaultTimeout is the call's time limit when the caller sets none:
+	// no input (a PDF whose objects loop, a document that inflates for
+	// ever) holds a call longer.
+	DefaultTimeout = time.Minute
 )
 
 // Params are the tool's parameters.
@@ -69,6 +75,7 @@ const (
 	KindNotebook = "notebook"
 	KindImage    = "image"
 	KindBinary   = "binary"
+	KindDocument = "document"
 )
 
 // Result is the structured answer. Path, variant, kind, bytes and sha256
@@ -91,6 +98,13 @@ type Result struct {
 	LineEnding string `json:"line_ending,omitempty"`
 
 	Pages *Pages `json:"pages,omitempty"`
+
+	// Format is an office document's format (docx, xlsx, pptx, odt, ods,
+	// odp); Slides and Sheets count a presentation's slides and a
+	// spreadsheet's sheets.
+	Format string `json:"format,omitempty"`
+	Slides *int   `json:"slides,omitempty"`
+	Sheets *int   `json:"sheets,omitempty"`
 
 	Cells    *Range `json:"cells,omitempty"`
 	Language string `json:"language,omitempty"`
@@ -156,7 +170,7 @@ var (
 // Tool is the registry entry.
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: Name, Mode: tool.Parallel,
+		Name: Name, Mode: tool.Parallel, Timeout: DefaultTimeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Aliases:     map[string]tool.Alias{"file_path": {Param: "path"}},
 		Description: description, Schema: schema,
@@ -166,6 +180,7 @@ func Tool() *tool.Tool {
 			"MaxLineChars":     MaxLineChars,
 			"MaxOutputKiB":     MaxOutputBytes / 1024,
 			"MaxPDFPages":      MaxPDFPages,
+			"MaxInflatedMiB":   office.MaxInflatedBytes >> 20,
 			"FullScanMaxMiB":   FullScanMaxBytes >> 20,
 			"LineArrow":        LineArrow,
 			"NotebookMaxChars": NotebookOutputMaxChars,
@@ -222,6 +237,8 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	head = head[:n]
 
 	switch kind, ft, enc := classify(res.abs, head); kind {
+	case KindDocument:
+		return r.document(ctx, ft.Name)
 	case KindPDF:
 		return r.pdf(ctx)
 	case KindNotebook:
@@ -254,7 +271,7 @@ func (r *reading) note(format string, args ...any) {
 // ignorePaging notes the parameters that do not apply to this kind.
 func (r *reading) ignorePaging(kind string, pages, offsetLimit bool) {
 	if pages && r.params.Pages != "" {
-		r.note("pages applies to PDF files only; ignored for this %s file", kind)
+		r.note("pages applies to PDF files only (and to the slides and sheets of office documents); ignored for this %s file", kind)
 	}
 	if offsetLimit && (r.params.Offset != 0 || r.params.Limit != 0) {
 		r.note("offset and limit apply to text files and notebooks; ignored for this %s file", kind)
@@ -270,6 +287,9 @@ func classify(abs string, head []byte) (string, textenc.FileType, textenc.Encodi
 	}
 	if isPDF(head) || ext == ".pdf" {
 		return KindPDF, textenc.FileType{Name: "PDF document", MIME: "application/pdf"}, ""
+	}
+	if format, ok := office.Detect(abs, head); ok {
+		return KindDocument, textenc.FileType{Name: format, MIME: office.MIME(format)}, ""
 	}
 	ft, known := textenc.SniffType(head)
 	if known && imageMIMEs[ft.MIME] {

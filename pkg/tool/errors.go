@@ -36,6 +36,7 @@ const (
 	CodeCorruptArchive    Code = "corrupt_archive"
 	CodeUnsafeEntry       Code = "unsafe_entry"
 	CodeServerUnavailable Code = "server_unavailable"
+	CodeServerError       Code = "server_error" // an MCP server broke the protocol or answered with a JSON-RPC error
 	CodeToolError         Code = "tool_error"
 	CodeInvalidArgs       Code = "invalid_args"
 	CodeBackgrounded      Code = "backgrounded" // a foreground bash call still running became a background task

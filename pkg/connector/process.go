@@ -1,0 +1,209 @@
+package connector
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
+)
+
+// StderrTailBytes is how much of a stdio server's stderr is kept for
+// error messages: the end, where the reason usually is.
+const StderrTailBytes = 4096
+
+// Grace periods of a server's shutdown: after its stdin closes it has
+// exitGrace to leave; then its process group gets SIGTERM, and termGrace
+// later SIGKILL.
+const (
+	exitGrace = 200 * time.Millisecond
+	termGrace = 1 * time.Second
+)
+
+// inheritedEnv is what a stdio server gets of mcode's environment, as
+// the MCP reference clients do: enough to run a program, no secrets.
+// Its config's env adds to it.
+var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR", "TZ"}
+
+// process is a running stdio server: its own process group, its stdio
+// pipes, the tail of its stderr.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	tail   *tailBuffer
+
+	done      chan struct{} // closed when the leader has been reaped
+	waitErr   error
+	stderrEOF chan struct{}
+	stopOnce  sync.Once
+}
+
+// startProcess starts a stdio server in its own process group, killed
+// with mcode if mcode dies (SIGKILL included: the leader's parent-death
+// signal, and its stdin reaching EOF).
+//
+// With warden (mcode's own executable) the server runs below a warden
+// process (Warden) that takes its whole tree down even when mcode is
+// killed with SIGKILL.
+func startProcess(s Server, dir string, getenv func(string) string, warden string) (*process, error) {
+	c := s.Config
+	env := make([]string, 0, len(inheritedEnv)+len(c.Env))
+	for _, k := range inheritedEnv {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	for k, v := range c.Env {
+		env = append(env, k+"="+expand(v, getenv))
+	}
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = expand(a, getenv)
+	}
+	command := expand(c.Command, getenv)
+	cmd := exec.Command(command, args...)
+	if warden != "" {
+		// Resolved here, so that a missing command is named as such.
+		path, err := exec.LookPath(command)
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.Command(warden, append([]string{WardenArg, path}, args...)...)
+	}
+	cmd.Env = env
+	cmd.Dir = dir
+
+	// Our own pipes, not exec's: Wait must not wait on a grandchild that
+	// keeps stderr open, nor close stdout under the reader.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = wardenAttr()
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, err
+	}
+	closeAll(inR, outW, errW)
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, tail: &tailBuffer{max: StderrTailBytes},
+		done: make(chan struct{}), stderrEOF: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(p.tail, errR)
+		errR.Close()
+		close(p.stderrEOF)
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// exited reports how the leader ended, waiting up to d for it; "" while
+// it runs.
+func (p *process) exited(d time.Duration) string {
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		return ""
+	}
+	// Let the stderr reader take what the server wrote before it died.
+	select {
+	case <-p.stderrEOF:
+	case <-time.After(100 * time.Millisecond):
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		return ee.String()
+	}
+	if p.waitErr != nil {
+		return p.waitErr.Error()
+	}
+	return "exit status 0"
+}
+
+// stop ends the server and everything it started: stdin closed first
+// (the MCP way to ask a stdio server to leave), then the process tree's
+// TERM → grace → KILL. It returns once the leader is reaped and nothing
+// of the group is left.
+func (p *process) stop() {
+	p.stopOnce.Do(func() {
+		p.stdin.Close()
+		pid := p.cmd.Process.Pid
+		select {
+		case <-p.done:
+			// The leader left and was reaped: its pid may name another
+			// process now, its group cannot while a member lives.
+			proctree.StopReapedGroup(pid, termGrace)
+		case <-time.After(exitGrace):
+			proctree.StopGroup(pid, termGrace)
+		}
+		<-p.done
+		p.stdout.Close()
+	})
+}
+
+// stderrTail is the end of the server's stderr, cleaned for a message.
+func (p *process) stderrTail() string {
+	return strings.TrimSpace(p.tail.String())
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu   sync.Mutex
+	max  int
+	buf  []byte
+	lost bool
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.lost = true
+	}
+	return len(b), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lost {
+		return "…" + strings.ToValidUTF8(string(t.buf), "")
+	}
+	return string(t.buf)
+}
+
+// describeStartError says why a stdio server's program did not start.
+func describeStartError(s Server, err error) string {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return fmt.Sprintf("command %q of MCP server %s: %v", s.Config.Command, s.Name, ee.Err)
+	}
+	return fmt.Sprintf("starting MCP server %s: %v", s.Name, err)
+}

@@ -1,0 +1,67 @@
+package connector
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"github.com/mcode-dev/mcode/pkg/proctree"
+)
+
+// WardenArg, as mcode's first argument, makes the process the warden of
+// one stdio server (Warden): mcode starts every stdio server through it
+// when it knows its own executable (Connector.WardenExe).
+const WardenArg = "__mcp-server-warden"
+
+// Warden runs argv, a stdio server, as its child and ends the server's
+// whole process tree when the server exits, when it is told to (SIGTERM,
+// SIGINT, SIGHUP), and when mcode dies, SIGKILL included: mcode starts
+// the warden with a parent-death signal, which a signal handler can
+// catch, where the server's own tree could not be reached. The server
+// inherits the warden's stdin, stdout and stderr as they are. The exit
+// status is the server's (128+N for a signal).
+func Warden(argv []string) int {
+	if len(argv) == 0 {
+		fmt.Fprintln(os.Stderr, "mcode "+WardenArg+": no command")
+		return 2
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Orphans of the server come back here, so the tree stays in reach.
+	_ = proctree.BecomeSubreaper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := proctree.StartGroup(cmd); err != nil {
+		fmt.Fprintf(os.Stderr, "mcode: cannot start the MCP server %s: %v\n", argv[0], err)
+		return 127
+	}
+	pid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		proctree.StopReapedGroup(pid, termGrace)
+		return exitStatus(err)
+	case sig := <-sigs:
+		proctree.StopGroup(pid, termGrace)
+		<-done
+		return 128 + int(sig.(syscall.Signal))
+	}
+}
+
+func exitStatus(err error) int {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		if err != nil {
+			return 1
+		}
+		return 0
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
+}

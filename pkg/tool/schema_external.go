@@ -1,0 +1,33 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Schema is a compiled JSON Schema that came from outside mcode (an MCP
+// tool's inputSchema or outputSchema), checked with the same validator
+// and the same field-naming messages as a built-in tool's.
+type Schema struct{ v *validator }
+
+// CompileSchema compiles raw, naming the tool in errors.
+func CompileSchema(toolName string, raw json.RawMessage) (*Schema, error) {
+	v, err := compileSchema(toolName, raw)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{v: v}, nil
+}
+
+// ValidateArgs checks a call's arguments object: a violation is a usage
+// error that names the field.
+func (s *Schema) ValidateArgs(args json.RawMessage) error { return s.v.validate(args) }
+
+// ValidateValue checks any JSON value (a tool's structured result); the
+// message names the field.
+func (s *Schema) ValidateValue(v any) error {
+	if err := s.v.resolved.Validate(v); err != nil {
+		return fmt.Errorf("%s", readableValidation(err.Error()))
+	}
+	return nil
+}
