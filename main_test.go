@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,6 +65,12 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			e.Defer(func() { killTasksOf(filepath.Join(work, "mcode-home")) })
 			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "nobody" {
+				return canRunAsNobody(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":    cmdExits,
 			"envelope": cmdEnvelope,
@@ -83,8 +90,13 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("exits: bad status %q", args[0])
 	}
+	prog, progArgs := args[1], args[2:]
+	if prog == "nobody" {
+		prog, progArgs = asNobody(ts, progArgs)
+		args = args[1:]
+	}
 	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
+	if err := ts.Exec(prog, progArgs...); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			ts.Fatalf("exits: %v", err)
@@ -95,6 +107,51 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("exit status %d, want %d\nstdout: %s\nstderr: %s", got, want, ts.ReadFile("stdout"), ts.ReadFile("stderr"))
 	}
 	checkExitMatchesEnvelope(ts, args[1:], got)
+}
+
+// canRunAsNobody reports whether a script can run a command as the user
+// nobody (exits N nobody mcode …): as root, through setpriv (util-linux).
+// Root passes every permission check, so only so can a script see what
+// an ordinary user meets.
+func canRunAsNobody() bool {
+	_, err := exec.LookPath("setpriv")
+	return os.Geteuid() == 0 && err == nil
+}
+
+// asNobody turns PROG ARGS into a setpriv command line that runs them as
+// nobody (uid and gid 65534, no supplementary groups). The folders above
+// the script's work folder and its programs are made searchable by
+// others, as a user's home would be; the files in it keep their modes.
+func asNobody(ts *testscript.TestScript, args []string) (string, []string) {
+	if !canRunAsNobody() {
+		ts.Fatalf("exits … nobody: needs root and setpriv; guard the line with [nobody]")
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: exits STATUS nobody PROGRAM [ARGS...]")
+	}
+	prog := args[0]
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if p := filepath.Join(dir, prog); fileExists(p) {
+			prog = p
+			break
+		}
+	}
+	tmp := filepath.Clean(os.TempDir())
+	real, err := filepath.EvalSymlinks(prog)
+	ts.Check(err)
+	for _, p := range []string{ts.Getenv("WORK"), filepath.Dir(prog), filepath.Dir(real)} {
+		for d := p; strings.HasPrefix(d, tmp+string(filepath.Separator)); d = filepath.Dir(d) {
+			if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+				ts.Check(os.Chmod(d, fi.Mode().Perm()|0o011))
+			}
+		}
+	}
+	return "setpriv", append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", "--", prog}, args[1:]...)
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
 }
 
 // checkExitMatchesEnvelope checks every `exits N mcode …` against the

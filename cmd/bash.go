@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,8 +32,19 @@ exits with the command's own status, 124 when it timed out.`,
 		Annotations: map[string]string{annotationTool: exec.Name},
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 && args[0] == "-" {
-				data, err := io.ReadAll(f.IO.In)
+				// bash's own --timeout (it shadows the global one) bounds
+				// the wait for the command too.
+				ctx := c.Context()
+				if v, ok := c.Flags().Lookup("timeout").Value.(*secondsValue); ok && c.Flags().Changed("timeout") && v.secs > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(v.secs*float64(time.Second)))
+					defer cancel()
+				}
+				data, err := readInput(ctx, "the command from stdin", func() ([]byte, error) { return io.ReadAll(f.IO.In) })
 				if err != nil {
+					if ctx.Err() != nil {
+						return err
+					}
 					return &tool.Error{Code: tool.CodeUsage, Message: "reading the command from stdin: " + err.Error()}
 				}
 				args[0] = strings.TrimSuffix(string(data), "\n")

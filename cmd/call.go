@@ -21,8 +21,9 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/budget"
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+
 	"github.com/mcode-dev/mcode/pkg/dispatch"
-	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -98,6 +99,11 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 		args = m
 	}
 	for i, v := range positionals {
+		if i < len(fields) && (fields[i] == "path" || fields[i] == "file_path") {
+			// A name that is not UTF-8 travels as \xHH, which the tools
+			// take back (fsutil.InputPath).
+			v = fsutil.DisplayPath(v)
+		}
 		if i < len(fields) {
 			if err := checkUTF8(fields[i], v); err != nil {
 				return err
@@ -138,7 +144,7 @@ func checkUTF8(name string, v any) error {
 		if !utf8.ValidString(s) {
 			return &tool.Error{Code: tool.CodeUsage,
 				Message: fmt.Sprintf("%s %q is not valid UTF-8: tool arguments travel as JSON text, which cannot carry those bytes", name, s),
-				Hint:    "text must be UTF-8 (convert it with iconv); a file whose name has such bytes can be reached through a glob in mcode bash (mcode bash 'cat ./report*.txt'), and mcode rm and trash take such names as \\xHH escapes"}
+				Hint:    "text must be UTF-8 (convert it with iconv); a file whose name has such bytes can be reached through a glob in mcode bash (mcode bash 'cat ./report*.txt'); every tool takes such a name with \\xHH for each stray byte, as grep, glob and trash list show it (caf\\xE9.txt)"}
 		}
 	}
 	return nil
@@ -151,16 +157,22 @@ var utf8BOM = []byte("\ufeff")
 func readArgsSource(ctx context.Context, src string, in io.Reader) ([]byte, error) {
 	switch {
 	case src == "-":
-		data, err := io.ReadAll(in)
+		data, err := readInput(ctx, "--args from stdin", func() ([]byte, error) { return io.ReadAll(in) })
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("reading --args from stdin: %v", err),
 				Hint: "pipe the JSON object into mcode, or pass it with --args JSON or --args @FILE"}
 		}
 		return data, nil
 	case strings.HasPrefix(src, "@"):
 		// A FIFO or a process substitution blocks until written to.
-		data, err := iostreams.UntilDone(ctx, func() ([]byte, error) { return os.ReadFile(src[1:]) })
+		data, err := readInput(ctx, "--args "+src, func() ([]byte, error) { return os.ReadFile(src[1:]) })
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, &tool.Error{Code: tool.CodeUsage,
 				Message: fmt.Sprintf("reading --args file: %v", err),
 				Hint:    "--args @FILE reads the JSON object from FILE"}
@@ -214,7 +226,7 @@ func callTool(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOp
 	if runF != nil {
 		return runF(opts)
 	}
-	return runCall(c.Context(), f, opts)
+	return runCall(callContext(c.Context()), f, opts)
 }
 
 // runCall executes a call through the process's dispatcher and prints

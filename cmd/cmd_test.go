@@ -43,6 +43,7 @@ func factoryIn(dir string, env map[string]string) (*Factory, *iostreamsBuffers) 
 		Now:        func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
 		Getwd:      func() (string, error) { return dir, nil },
 		Getenv:     envFunc(env),
+		EnvNames:   func() []string { return envNames(env) },
 		Executable: os.Executable, // the test binary: the rm shim must point at something executable
 	}
 	f.Tools = f.builtinTools
@@ -250,5 +251,29 @@ func TestUserHomeWithoutHOME(t *testing.T) {
 	f, _ := testFactory(t, map[string]string{"HOME": ""})
 	if got := f.userHome(); got != u.HomeDir {
 		t.Errorf("userHome() = %q, want %q", got, u.HomeDir)
+	}
+}
+
+// Every tool has a default time limit, so that no input can hang a call:
+// each declares one (Spec.Timeout), except those that apply their own to
+// every call, listed here with where.
+func TestEveryToolHasATimeLimit(t *testing.T) {
+	ownLimit := map[string]string{
+		"bash": "its timeout parameter: default exec.DefaultTimeout, capped by exec.MaxTimeout (config may raise both)",
+	}
+	// pending: given one by another change of the same issue; remove the
+	// entry when it lands (the test says so).
+	pending := map[string]string{}
+	for _, tl := range NewFactory().builtinTools() {
+		_, own := ownLimit[tl.Name]
+		_, waiting := pending[tl.Name]
+		switch {
+		case tl.Timeout > 0 && waiting:
+			t.Errorf("%s has a time limit now: remove it from pending", tl.Name)
+		case tl.Timeout > 0 && own:
+			t.Errorf("%s has a Spec.Timeout: remove it from ownLimit", tl.Name)
+		case tl.Timeout <= 0 && !own && !waiting:
+			t.Errorf("%s has no default time limit (tool.Spec.Timeout)", tl.Name)
+		}
 	}
 }

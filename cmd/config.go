@@ -63,15 +63,22 @@ func fileExists(p string) bool {
 // loadConfig reads the config once with viper (defaults < file < env) and
 // copies it into plain structs. Any error names the file or variable, the
 // key and what was expected.
-func loadConfig(path string, explicit bool, getenv func(string) string) (*config.Config, error) {
+//
+// Every key is also MCODE_ + its path, upper-cased, dots as underscores
+// (envconfig.go): names lists the variables set (only their names; values
+// come through getenv), so that keys under a map (an agent's name, a
+// capability) are found too.
+func loadConfig(path string, explicit bool, getenv func(string) string, names []string) (*config.Config, error) {
 	defaults := config.Defaults()
 	leaves := leafKeys(reflect.TypeOf(defaults), "")
-	fromEnv := map[string]string{}
+	fromEnv, err := configFromEnv(reflect.TypeOf(defaults), getenv, names)
+	if err != nil {
+		return nil, err
+	}
 	for _, key := range leaves {
-		for _, n := range append([]string{envName(key)}, envAliases[key]...) {
-			if val := getenv(n); val != "" {
-				fromEnv[key] = val
-				break
+		for _, n := range envAliases[key] {
+			if _, set := fromEnv[strings.ToLower(key)]; !set && getenv(n) != "" {
+				fromEnv[strings.ToLower(key)] = envValue{name: n, value: getenv(n), decoded: getenv(n)}
 			}
 		}
 	}
@@ -85,8 +92,8 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 	for _, key := range leaves {
 		v.SetDefault(key, fieldByKey(dv, key).Interface())
 	}
-	for key, val := range fromEnv {
-		v.Set(key, val) // explicit Set: env beats the file
+	for key, ev := range fromEnv {
+		v.Set(key, ev.decoded) // explicit Set: env beats the file
 	}
 	if path != "" {
 		if _, err := os.Stat(path); err != nil {
@@ -105,12 +112,12 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 		}
 	}
 	cfg := config.Config{}
-	err := v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) {
+	err = v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) {
 		dc.ErrorUnused = true
 		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, integerHook, mapstructure.StringToSliceHookFunc(","))
 	})
 	if err != nil {
-		return nil, translateDecodeError(err, path, getenv)
+		return nil, translateDecodeError(err, path, fromEnv)
 	}
 	if path != "" && len(cfg.McpServers) > 0 {
 		if err := restoreEnvCase(path, &cfg); err != nil {
@@ -119,7 +126,7 @@ func loadConfig(path string, explicit bool, getenv func(string) string) (*config
 	}
 	if errs := cfg.Validate(); len(errs) > 0 {
 		fe := errs[0]
-		return nil, configError(sourceOf(fe.Key, path, getenv), fe.Key, "expected %s, got %v", fe.Expected, fe.Got)
+		return nil, configError(sourceOf(fe.Key, path, fromEnv), fe.Key, "expected %s, got %v", fe.Expected, fe.Got)
 	}
 	return &cfg, nil
 }
@@ -164,12 +171,9 @@ func envName(key string) string {
 }
 
 // sourceOf names where a key's value came from: its env var if set, else the file.
-func sourceOf(key, path string, getenv func(string) string) string {
-	base, _, _ := strings.Cut(key, "[")
-	for _, n := range append([]string{envName(base)}, envAliases[base]...) {
-		if getenv(n) != "" {
-			return "environment variable " + n
-		}
+func sourceOf(key, path string, env map[string]envValue) string {
+	if n := envSource(env, key); n != "" {
+		return "environment variable " + n
 	}
 	if path == "" {
 		return "defaults"
@@ -209,7 +213,7 @@ func unwrapViper(err error) error {
 // Compiled on first use: only a bad config needs it.
 var decodeLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^'([^']*)' (.*)$`) })
 
-func translateDecodeError(err error, path string, getenv func(string) string) error {
+func translateDecodeError(err error, path string, env map[string]envValue) error {
 	for _, line := range strings.Split(err.Error(), "\n") {
 		m := decodeLine().FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
@@ -224,7 +228,7 @@ func translateDecodeError(err error, path string, getenv func(string) string) er
 			if key != "" {
 				full = key + "." + rest
 			}
-			return configError(path, full, "unknown key (expected one of: %s)", strings.Join(knownChildren(key), ", "))
+			return configError(sourceOf(full, path, env), full, "unknown key (expected one of: %s)", strings.Join(knownChildren(key), ", "))
 		}
 		expected := "a valid value"
 		switch {
@@ -241,7 +245,7 @@ func translateDecodeError(err error, path string, getenv func(string) string) er
 		case strings.Contains(problem, "expected type 'string'"):
 			expected = "a string"
 		}
-		return configError(sourceOf(key, path, getenv), key, "expected %s (%s)", expected, problem)
+		return configError(sourceOf(key, path, env), key, "expected %s (%s)", expected, problem)
 	}
 	return configError(path, "", "%v", err)
 }

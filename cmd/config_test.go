@@ -14,6 +14,14 @@ func envFunc(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+func envNames(m map[string]string) []string {
+	var names []string
+	for k := range m {
+		names = append(names, k)
+	}
+	return names
+}
+
 func writeFile(t *testing.T, path, content string) string {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -26,7 +34,7 @@ func writeFile(t *testing.T, path, content string) string {
 }
 
 func TestConfigDefaults(t *testing.T) {
-	cfg, err := loadConfig("", false, envFunc(nil))
+	cfg, err := loadConfig("", false, envFunc(nil), envNames(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +53,7 @@ bash: {defaultTimeout: 90, maxTimeout: 2m, envSanitize: scrub}
 agents:
   reviewer: {role: verifier, tools: [read, grep], disallowedTools: [bash]}
 `)
-	cfg, err := loadConfig(path, true, envFunc(nil))
+	cfg, err := loadConfig(path, true, envFunc(nil), envNames(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +64,11 @@ agents:
 		t.Errorf("agent = %+v", a)
 	}
 	// Env beats the file; the seed's alias spelling works too.
-	cfg, err = loadConfig(path, true, envFunc(map[string]string{
+	env := map[string]string{
 		"MCODE_TOOLRESULTCOMPACTION_MAXINLINEKIB": "16",
 		"MCODE_BASH_ENV_SANITIZE":                 "strict",
-	}))
+	}
+	cfg, err = loadConfig(path, true, envFunc(env), envNames(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +110,7 @@ func TestConfigErrorsNameFileKeyAndExpectation(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeFile(t, filepath.Join(dir, c.name, "c.yaml"), c.yaml)
-			_, err := loadConfig(path, true, envFunc(c.env))
+			_, err := loadConfig(path, true, envFunc(c.env), envNames(c.env))
 			if err == nil {
 				t.Fatal("want an error")
 			}
@@ -136,7 +145,7 @@ func TestConfigSearchOrder(t *testing.T) {
 	if p, _ := configSearch("/f.yaml", envFunc(map[string]string{"MCODE_CONFIG": "/e.yaml"}), cwd, home); p != "/f.yaml" {
 		t.Errorf("flag = %q", p)
 	}
-	if _, err := loadConfig(filepath.Join(dir, "missing.yaml"), true, envFunc(nil)); err == nil {
+	if _, err := loadConfig(filepath.Join(dir, "missing.yaml"), true, envFunc(nil), nil); err == nil {
 		t.Error("a missing explicit config must be an error")
 	}
 }

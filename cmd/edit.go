@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcode-dev/mcode/pkg/edit"
-	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -109,7 +108,11 @@ func oneStdin(sources ...string) error {
 // up when the call is interrupted: opening a FIFO without a writer, or
 // reading a terminal, would otherwise block for ever.
 func readTextFile(ctx context.Context, in io.Reader, flag, name string) (string, error) {
-	return iostreams.UntilDone(ctx, func() (string, error) { return readTextFileNow(in, flag, name) })
+	what := flag + " " + name
+	if name == "-" {
+		what = flag + " from stdin"
+	}
+	return readInput(ctx, what, func() (string, error) { return readTextFileNow(in, flag, name) })
 }
 
 func readTextFileNow(in io.Reader, flag, name string) (string, error) {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"os/user"
@@ -21,6 +22,9 @@ type Factory struct {
 	Now    func() time.Time
 	Getwd  func() (string, error)
 	Getenv func(string) string
+	// EnvNames lists the environment's variable names (for the config
+	// keys under a map); nil means the process's own.
+	EnvNames func() []string
 	// Executable is the path of the running mcode binary.
 	Executable func() (string, error)
 	// Tools builds the registry of built-in tools.
@@ -28,6 +32,9 @@ type Factory struct {
 
 	// Global holds the root's persistent flags once parsed.
 	Global GlobalOptions
+
+	// stopDeadline releases the --timeout deadline (see applyDeadline).
+	stopDeadline context.CancelFunc
 
 	configOnce sync.Once
 	config     *config.Config
@@ -72,7 +79,11 @@ func (f *Factory) Config() (*config.Config, error) {
 			return
 		}
 		path, explicit := configSearch(f.Global.Config, f.Getenv, cwd, f.userHome())
-		f.config, f.configErr = loadConfig(path, explicit, f.Getenv)
+		names := environNames
+		if f.EnvNames != nil {
+			names = f.EnvNames
+		}
+		f.config, f.configErr = loadConfig(path, explicit, f.Getenv, names())
 	})
 	return f.config, f.configErr
 }

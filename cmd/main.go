@@ -57,6 +57,9 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
+	if f.stopDeadline != nil {
+		f.stopDeadline()
+	}
 	if err == nil {
 		return tool.ExitOK
 	}

@@ -37,6 +37,7 @@ at once.`, read.MaxLimit, read.MaxLineChars, read.MaxOutputBytes/1024, read.MaxP
 	}
 	c.Flags().Int("offset", 1, "first line to show, from 1 (notebooks: first cell)")
 	c.Flags().Int("limit", read.DefaultLimit, fmt.Sprintf("lines to show, 1 to %d (notebooks: cells)", read.MaxLimit))
+	c.Flags().Int("column", 1, fmt.Sprintf("character of the line at --offset to start from, from 1: the rest of a line cut at %d characters", read.MaxLineChars))
 	c.Flags().String("pages", "", fmt.Sprintf("PDF pages, slides or sheets: 3, 1-5, 10- or 1-3,7 (PDF: at most %d a call)", read.MaxPDFPages))
 	addArgsFlag(c, opts)
 	return c

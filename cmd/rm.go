@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/trash"
 )
 
@@ -60,7 +61,7 @@ path gets an id for "mcode trash restore".`,
 func jsonSafe(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = trash.DisplayPath(a)
+		out[i] = fsutil.DisplayPath(a)
 	}
 	return out
 }

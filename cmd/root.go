@@ -32,7 +32,11 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
-			return validateGlobal(f)
+			if err := validateGlobal(f); err != nil {
+				return err
+			}
+			f.applyDeadline(c)
+			return nil
 		},
 	}
 	// cobra's completion command: mcode completion bash|zsh|fish|powershell

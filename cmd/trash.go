@@ -3,6 +3,7 @@ package cmd
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/trash"
 )
 
@@ -31,7 +32,7 @@ func trashCall(f *Factory, runF func(*CallOptions) error, opts *CallOptions, fie
 		}
 		if len(args) > 0 {
 			if single {
-				opts.Args[field] = trash.DisplayPath(args[0])
+				opts.Args[field] = fsutil.DisplayPath(args[0])
 			} else {
 				opts.Args[field] = jsonSafe(args)
 			}

@@ -150,6 +150,9 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 			}
 		}
 		if loc.count == 0 {
+			if f := consumedByEarlier(orig, pieces, e.OldString, i, byteWise); f != nil {
+				return nil, nil, f
+			}
 			return nil, nil, noMatch(name, cur, e.OldString, loc, i, len(edits), byteWise)
 		}
 		n := loc.count
@@ -190,6 +193,52 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 	}
 	fillLines(orig, pieces, reports)
 	return pieces, reports, nil
+}
+
+// consumedByEarlier explains an edit that matches nowhere in the text the
+// earlier edits left: when its old_string is in the original text where
+// an earlier edit replaced part of it, the two edits overlap, and saying
+// so (both indices, the shared lines) beats a vague no_match.
+func consumedByEarlier(orig []byte, pieces []piece, old string, edit int, byteWise bool) *failed {
+	if len(pieces) == 0 {
+		return nil
+	}
+	olds := []string{old}
+	if allLinesNumbered(old, true) {
+		olds = append(olds, stripLineNumbers(old))
+	}
+	for _, o := range olds {
+		if o == "" {
+			continue
+		}
+		loc := locate(orig, o, !byteWise, MaxReportedLines)
+		for _, s := range loc.spans {
+			for _, p := range pieces {
+				from, to := max(s.start, p.start), min(s.end, p.end)
+				if from >= to {
+					continue // every piece replaces at least one byte
+				}
+				first, last := lineAt(orig, from), lineAt(orig, max(from, to-1))
+				shared := fmt.Sprintf("line %d", first)
+				if last > first {
+					shared = fmt.Sprintf("lines %d-%d", first, last)
+				}
+				idx, other := edit, p.edit
+				lines := make([]int, 0, min(last-first+1, MaxReportedLines))
+				for l := first; l <= last && len(lines) < MaxReportedLines; l++ {
+					lines = append(lines, l)
+				}
+				return &failed{
+					err: &tool.Error{Code: tool.CodeOverlappingEdits,
+						Message: fmt.Sprintf("edits[%d] overlaps edits[%d]: its old_string is in the original text at line %d, but edits[%d] already replaced %s of it",
+							edit, other, lineAt(orig, s.start), other, shared),
+						Hint: fmt.Sprintf("edits apply one after another: merge edits[%d] and edits[%d] into one edit over the lines they share, or write edits[%d]'s old_string as the text after edits[%d]", other, edit, edit, other)},
+					info: Failure{Edit: &idx, OtherEdit: &other, MatchLines: lines},
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // addPieces records the replacement of spans (offsets of cur, the text as

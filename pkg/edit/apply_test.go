@@ -1,6 +1,8 @@
 package edit
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,7 +80,7 @@ func TestApplyEditsRefuses(t *testing.T) {
 		{"overlap", "abc\n", []Edit{{OldString: "b", NewString: "B"}, {OldString: "aB", NewString: "x"}}, tool.CodeOverlappingEdits, "edits[1] matches at line 1, in text that edits[0] wrote"},
 		{"overlap across a deletion", "abc\n", []Edit{{OldString: "b", NewString: ""}, {OldString: "ac", NewString: "x"}}, tool.CodeOverlappingEdits, "edits[0] wrote"},
 		{"replacement char", "a\n", []Edit{{OldString: "a", NewString: "\uFFFD"}}, tool.CodeEncoding, "U+FFFD"},
-		{"the second sees the first's result", "foo\n", []Edit{{OldString: "foo", NewString: "bar"}, {OldString: "foo", NewString: "baz"}}, tool.CodeNoMatch, "edits[1]: "},
+		{"the second sees the first's result", "foo\n", []Edit{{OldString: "foo", NewString: "bar"}, {OldString: "foo", NewString: "baz"}}, tool.CodeOverlappingEdits, "edits[1] overlaps edits[0]"},
 		{"later edit fails, none applied", "a\nb\n", []Edit{{OldString: "a", NewString: "A"}, {OldString: "q", NewString: "Q"}}, tool.CodeNoMatch, "edits[1]: "},
 	}
 	for _, c := range cases {
@@ -269,5 +271,49 @@ func TestTooManyReplacements(t *testing.T) {
 	_, _, f = apply(t, text, Edit{OldString: "a", NewString: "b"})
 	if f == nil || f.err.Code != tool.CodeNotUnique || *f.info.Count != MaxReplacements+1 {
 		t.Fatalf("without replace_all: got %+v", f)
+	}
+}
+
+// A later edit whose old_string lost part of its text to an earlier edit
+// is overlapping_edits naming both and the shared lines, not no_match;
+// one that matches nowhere, even in the original, stays no_match.
+func TestConsumedByEarlierEdit(t *testing.T) {
+	text := "step1()\nstep2()\nstep3()\nstep4()\nstep5()\n"
+	for _, c := range []struct {
+		name   string
+		edits  []Edit
+		code   tool.Code
+		edit   int
+		other  int
+		shared []int
+	}{
+		{"one shared line", []Edit{{OldString: "step2()\nstep3()", NewString: "both23()"}, {OldString: "step3()\nstep4()", NewString: "both34()"}},
+			tool.CodeOverlappingEdits, 1, 0, []int{3}},
+		{"shared at its start", []Edit{{OldString: "step3()\nstep4()", NewString: "x"}, {OldString: "step2()\nstep3()", NewString: "y"}},
+			tool.CodeOverlappingEdits, 1, 0, []int{3}},
+		{"inside it", []Edit{{OldString: "step3()", NewString: "s3"}, {OldString: "step2()\nstep3()\nstep4()", NewString: "z"}},
+			tool.CodeOverlappingEdits, 1, 0, []int{3}},
+		{"two lines shared", []Edit{{OldString: "step2()\nstep3()\nstep4()", NewString: "q"}, {OldString: "step3()\nstep4()\nstep5()", NewString: "r"}},
+			tool.CodeOverlappingEdits, 1, 0, []int{3, 4}},
+		{"in the original nowhere", []Edit{{OldString: "step2()", NewString: "s2"}, {OldString: "step9()", NewString: "s9"}},
+			tool.CodeNoMatch, 1, -1, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, f := apply(t, text, c.edits...)
+			if f == nil || f.err.Code != c.code || *f.info.Edit != c.edit {
+				t.Fatalf("failure = %+v", f)
+			}
+			if c.code != tool.CodeOverlappingEdits {
+				return
+			}
+			if f.info.OtherEdit == nil || *f.info.OtherEdit != c.other || !slices.Equal(f.info.MatchLines, c.shared) {
+				t.Errorf("other %v lines %v, want %d %v", f.info.OtherEdit, f.info.MatchLines, c.other, c.shared)
+			}
+			for _, s := range []string{fmt.Sprintf("edits[%d]", c.edit), fmt.Sprintf("edits[%d]", c.other)} {
+				if !strings.Contains(f.err.Message, s) {
+					t.Errorf("message %q does not name %s", f.err.Message, s)
+				}
+			}
+		})
 	}
 }

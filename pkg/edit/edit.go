@@ -130,7 +130,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	abs := env.Abs(p.FilePath)
+	abs := env.Abs(fsutil.InputPath(env.Abs, p.FilePath))
 	display := displayPath(env.Root, abs)
 	target, err := resolve(display, abs)
 	if err != nil {
@@ -138,6 +138,9 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	}
 	info, err := statTarget(display, target)
 	if err != nil {
+		return nil, err
+	}
+	if err := fsutil.CheckFolderSuffix(p.FilePath, info, false); err != nil {
 		return nil, err
 	}
 	if info == nil {
@@ -161,14 +164,14 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	}
 	pieces, reports, f := applyEdits(display, c.text, edits, c.byteWise)
 	if f != nil {
-		f.info.FilePath = abs
+		f.info.FilePath = fsutil.DisplayPath(abs)
 		return &tool.Response{Result: f.info}, f.err
 	}
 	ix := newLineIndex(c.text)
 	diff := newDiffWriter(display, ix, c.display(), MaxDiffBytes)
 	pieceChanges(ix, pieces, diff.add)
 	res := &Result{
-		FilePath: abs, Match: MatchExact, Edits: reports,
+		FilePath: fsutil.DisplayPath(abs), Match: MatchExact, Edits: reports,
 		Changes:     diff.finish(),
 		BytesBefore: len(data), Encoding: string(c.enc), LineEnding: c.lineEnding(), DryRun: p.DryRun,
 	}
@@ -183,6 +186,13 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 		res.Replacements += r.Count
 	}
 	res.LineStart, res.LineEnd = lineSpan(c.text, pieces)
+	if c.reencode {
+		if _, err := textenc.Encode(string(render(c.text, pieces)), c.enc); err != nil {
+			return nil, &tool.Error{Code: tool.CodeEncoding,
+				Message: fmt.Sprintf("%s is %s, which cannot hold every character of new_string: %v", display, c.enc, err),
+				Hint:    "use characters the file's encoding has, or convert the file to UTF-8 first (write converts it when the content needs it); nothing was written"}
+		}
+	}
 
 	// The stamp of the new bytes is hashed beside the write, not in it:
 	// the two passes over a large file then take one core each.
@@ -209,7 +219,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 // Only UTF-16 text is encoded again as a whole (it was checked to
 // round-trip byte for byte when it was read).
 func writeEdited(dst io.Writer, c *content, pieces []piece) error {
-	if c.enc == textenc.UTF16LE || c.enc == textenc.UTF16BE {
+	if c.enc == textenc.UTF16LE || c.enc == textenc.UTF16BE || c.reencode {
 		out, err := textenc.Encode(string(render(c.text, pieces)), c.enc)
 		if err != nil {
 			return &tool.Error{Code: tool.CodeEncoding, Message: err.Error(), Hint: "nothing was written"}

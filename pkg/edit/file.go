@@ -40,6 +40,10 @@ type content struct {
 	// byteWise means the file is not valid UTF-8: edits are applied to
 	// its bytes, and only ASCII ones are allowed.
 	byteWise bool
+	// reencode means text is a single-byte file (Latin-1, Windows-1252)
+	// decoded as read shows it, to be encoded back as a whole; it was
+	// checked to round-trip byte for byte.
+	reencode bool
 }
 
 // decodeContent splits a file's bytes into the text edits work on.
@@ -84,6 +88,14 @@ func decodeContent(display string, data []byte) (*content, error) {
 		c.text = []byte(text)
 	default:
 		c.byteWise = !utf8.Valid(data)
+		if c.byteWise && (enc == textenc.Latin1 || enc == textenc.Windows1252) {
+			// Edited as read and grep show it (café, not caf\xe9), when
+			// the whole file is in that encoding (no UTF-8 lines mixed in).
+			text := textenc.LinesToUTF8(data, enc)
+			if back, err := textenc.Encode(string(text), enc); err == nil && bytes.Equal(back, data) {
+				c.text, c.byteWise, c.reencode = text, false, true
+			}
+		}
 	}
 	return c, nil
 }
@@ -264,9 +276,9 @@ func (hw *hashingWriter) sum() string { return hex.EncodeToString(hw.h.Sum(nil))
 // workspace root when inside it.
 func displayPath(root, abs string) string {
 	if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return filepath.ToSlash(rel)
+		return fsutil.DisplayPath(filepath.ToSlash(rel))
 	}
-	return abs
+	return fsutil.DisplayPath(abs)
 }
 
 // writeErr turns a failed write into an error the caller can act on.

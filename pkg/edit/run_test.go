@@ -100,7 +100,8 @@ func TestRunRefusesBeforeWriting(t *testing.T) {
 		p    Params
 		code tool.Code
 	}{
-		{"latin-1 non-ascii", []byte("caf\xe9\n"), one("caf", "caf\u00e9"), tool.CodeEncoding},
+		{"latin-1 and utf-8 mixed, non-ascii", []byte("caf\xe9\nna\xc3\xafve\n"), one("caf", "caf\u00e9"), tool.CodeEncoding},
+		{"latin-1 cannot hold it", []byte("caf\xe9\n"), one("caf", "caf\u8336"), tool.CodeEncoding},
 		{"binary", []byte("\x00\x01\x02ELF"), one("ELF", "FLE"), tool.CodeBinaryFile},
 		{"utf-16 lone surrogate", []byte("\xFF\xFEa\x00\x00\xD8b\x00"), one("a", "b"), tool.CodeEncoding},
 		{"stale", []byte("a\n"), Params{OldString: strp("a"), NewString: strp("b"), IfMatch: strings.Repeat("0", 64)}, tool.CodeStale},
@@ -391,5 +392,33 @@ func TestNothingIsWrittenOnceTheCallerGaveUp(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(env.Root); len(entries) != 1 {
 		t.Errorf("files left: %v", entries)
+	}
+}
+
+// A Latin-1 or Windows-1252 file is edited as read and grep show it: the
+// text quoted from them matches, and the file stays in its encoding.
+func TestRunEditsSingleByteFileAsDecoded(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		data, want []byte
+		old, repl  string
+	}{
+		{"latin-1", []byte("caf\xe9 au lait\r\nplain\r\n"), []byte("th\xe9 au lait\r\nplain\r\n"), "café au", "thé au"},
+		{"windows-1252", []byte("\x93quoted\x94 text\n"), []byte("\x93said\x94 text\n"), "“quoted”", "“said”"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := testEnv(t)
+			path := filepath.Join(env.Root, "f.txt")
+			if err := os.WriteFile(path, c.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			old, repl := c.old, c.repl
+			if _, err := Run(context.Background(), env, Params{FilePath: "f.txt", OldString: &old, NewString: &repl}); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, c.want) {
+				t.Errorf("file = %q, want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -87,7 +87,7 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 			Message: "every line of content starts with a line number and → as read prints them (`    12→`), numbered one after another: this is read's output pasted as it is",
 			Hint:    "send the file's text without the line-number prefixes"}
 	}
-	abs := env.Abs(p.FilePath)
+	abs := env.Abs(fsutil.InputPath(env.Abs, p.FilePath))
 	display := displayPath(env.Root, abs)
 	target, err := resolve(display, abs)
 	if err != nil {
@@ -98,6 +98,9 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 	for range 2 {
 		info, err := statTarget(display, target)
 		if err != nil {
+			return nil, err
+		}
+		if err := fsutil.CheckFolderSuffix(p.FilePath, info, true); err != nil {
 			return nil, err
 		}
 		var res *WriteResult
@@ -112,7 +115,7 @@ func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, e
 		if err != nil {
 			return nil, err
 		}
-		res.FilePath = abs
+		res.FilePath = fsutil.DisplayPath(abs)
 		if target != abs {
 			res.Target = target
 		}
@@ -157,7 +160,7 @@ func create(ctx context.Context, display, target string, p WriteParams) (*WriteR
 		return nil, writeErr(display, err)
 	}
 	if info, err := os.Stat(target); err == nil {
-		res.Mode = fmt.Sprintf("%04o", info.Mode().Perm())
+		res.Mode = fsutil.OctalMode(info.Mode())
 	}
 	return res, nil
 }
@@ -196,7 +199,7 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	res := &WriteResult{
 		Action: Replaced, BytesBefore: len(old), BytesAfter: len(data), SHA256: sha256Hex(data),
 		Encoding: string(enc), LineEnding: string(textenc.LineEndings([]byte(text))),
-		Mode: fmt.Sprintf("%04o", info.Mode().Perm()), Note: note, DryRun: p.DryRun,
+		Mode: fsutil.OctalMode(info.Mode()), Note: note, DryRun: p.DryRun,
 	}
 	if c != nil {
 		oldText := string(c.text)

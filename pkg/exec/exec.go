@@ -67,6 +67,9 @@ const (
 	StatusTimedOut = "timed_out"
 	StatusStopped  = "stopped"
 	StatusLost     = "lost"
+	// StatusCorrupt is a task whose meta.json cannot be read: what runs
+	// and whether it still does are unknown, its output is still there.
+	StatusCorrupt = "corrupt"
 )
 
 // Params are the bash tool's parameters.
@@ -157,6 +160,7 @@ func templateData() map[string]any {
 		"StatusTimedOut":     StatusTimedOut,
 		"StatusStopped":      StatusStopped,
 		"StatusLost":         StatusLost,
+		"StatusCorrupt":      StatusCorrupt,
 		"TaskRetentionDays":  int(TaskRetention / (24 * time.Hour)),
 	}
 }

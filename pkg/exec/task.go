@@ -123,6 +123,8 @@ type task struct {
 	meta   taskMeta
 	rec    *record
 	status string
+	// corrupt says why meta.json could not be read ("" when it could).
+	corrupt string
 }
 
 // taskNotFound is the error for an unknown id, with the known ones.
@@ -174,8 +176,17 @@ func readTask(dataDir, id string) (*task, error) {
 		return nil, err
 	}
 	t := &task{dir: dir}
-	if err := json.Unmarshal(data, &t.meta); err != nil {
-		return nil, fmt.Errorf("task %s: corrupt %s: %w", id, metaFile, err)
+	err = json.Unmarshal(data, &t.meta)
+	switch {
+	case err != nil:
+		t.corrupt = fmt.Sprintf("its %s is not a task record: %v", metaFile, err)
+	case t.meta.ID != id:
+		t.corrupt = fmt.Sprintf("its %s names task %q, not %q", metaFile, t.meta.ID, id)
+	}
+	if t.corrupt != "" {
+		// Listed, so that it can be looked at and stopped: its output and
+		// its job marker (the id) are all that can be trusted.
+		t.meta = taskMeta{ID: id, Background: true}
 	}
 	t.refresh()
 	return t, nil
@@ -186,6 +197,10 @@ func readTask(dataDir, id string) (*task, error) {
 // read again after the liveness check, so a supervisor that wrote it and
 // exited in between is not taken for lost.
 func (t *task) refresh() {
+	if t.corrupt != "" {
+		t.rec, t.status = readRecord(t.dir), StatusCorrupt
+		return
+	}
 	if t.rec = readRecord(t.dir); t.rec != nil {
 		t.status = t.rec.Status
 		return
@@ -270,6 +285,9 @@ func gcTasks(dataDir string, now time.Time) {
 			continue
 		default:
 			ended := t.meta.StartedAt
+			if fi, err := os.Stat(filepath.Join(dir, metaFile)); err == nil && t.status == StatusCorrupt {
+				ended = fi.ModTime()
+			}
 			if fi, err := os.Stat(filepath.Join(dir, exitFile)); err == nil {
 				ended = fi.ModTime()
 			}

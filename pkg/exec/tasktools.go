@@ -30,6 +30,12 @@ const (
 	DefaultTaskWait = 10 * time.Minute
 	// MaxTaskOutputWait caps task_output's wait.
 	MaxTaskOutputWait = 10 * time.Minute
+	// TaskOutputTimeout is task_output's default time limit: its longest
+	// wait, and time to read the output after it.
+	TaskOutputTimeout = MaxTaskOutputWait + time.Minute
+	// TaskToolTimeout is the default time limit of task_list and
+	// task_stop (a stop waits for the supervisor, then kills by marker).
+	TaskToolTimeout = time.Minute
 	// pollMin and pollMax pace the polling of a task's exit file.
 	pollMin = 10 * time.Millisecond
 	pollMax = 250 * time.Millisecond
@@ -96,6 +102,14 @@ func (t *task) info(now time.Time) TaskInfo {
 	} else if info, err := os.Stat(spoolPath(t.dir)); err == nil {
 		in.Bytes = info.Size()
 	}
+	if t.corrupt != "" {
+		in.Reason, in.StartedAt, in.DurationS = t.corrupt, time.Time{}, 0
+		if r := t.rec; r != nil {
+			in.StartedAt = r.StartedAt
+			in.DurationS = r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond).Seconds()
+		}
+		return in
+	}
 	in.DurationS = end.Sub(t.meta.StartedAt).Round(time.Millisecond).Seconds()
 	return in
 }
@@ -120,7 +134,7 @@ type TaskListResult struct {
 // TaskListTool is task_list.
 func TaskListTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: TaskListName, Mode: tool.Parallel,
+		Name: TaskListName, Mode: tool.Parallel, Timeout: TaskToolTimeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true, Tasks: true},
 		Description: taskListDescription, Schema: taskListSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, _ TaskListParams) (*tool.Response, error) {
@@ -131,6 +145,10 @@ func TaskListTool() *tool.Tool {
 		for _, t := range listTasks(env.DataDir) {
 			in := t.info(now)
 			res.Tasks = append(res.Tasks, in)
+			if t.status == StatusCorrupt {
+				fmt.Fprintf(&b, "%s  %-11s %s\n", in.TaskID, in.statusLine(), oneLine(in.Reason, commandShown))
+				continue
+			}
 			fmt.Fprintf(&b, "%s  %-11s %8s  pid %-7d %s\n", in.TaskID, in.statusLine(),
 				(time.Duration(in.DurationS * float64(time.Second))).Round(time.Second), in.PID, oneLine(in.Command, commandShown))
 		}
@@ -173,7 +191,7 @@ type TaskOutputResult struct {
 // TaskOutputTool is task_output.
 func TaskOutputTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: TaskOutputName, Mode: tool.Parallel,
+		Name: TaskOutputName, Mode: tool.Parallel, Timeout: TaskOutputTimeout,
 		Facts:       tool.Facts{ReadOnly: true, Tasks: true},
 		Description: taskOutputDescription, Schema: taskOutputSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskOutputParams) (*tool.Response, error) {
@@ -232,6 +250,9 @@ func (t *task) summary(in TaskInfo, result any) (*tool.Response, outputView) {
 
 // statusHeader is the first line of a task's output text.
 func statusHeader(in TaskInfo) string {
+	if in.Status == StatusCorrupt {
+		return fmt.Sprintf("[task %s: %s: %s]\n", in.TaskID, in.Status, in.Reason)
+	}
 	return fmt.Sprintf("[task %s: %s]\n", in.TaskID, in.statusLine())
 }
 
@@ -308,12 +329,22 @@ func TaskWaitTool() *tool.Tool {
 // carries (as bash would report it).
 func finishedTask(t *task, in TaskInfo) (*tool.Response, error) {
 	resp, _ := t.summary(in, in)
+	if t.status == StatusCorrupt {
+		return resp, corruptError(t)
+	}
 	if t.status == StatusLost {
 		return resp, &tool.Error{Code: tool.CodeToolError,
 			Message: fmt.Sprintf("task %s was lost: its supervisor (pid %d) ended without recording how the command ended", t.meta.ID, t.meta.SupervisorPID),
 			Hint:    fmt.Sprintf("its output so far is in %s; mcode task stop %s ends whatever is left of it", spoolPath(t.dir), t.meta.ID)}
 	}
 	return resp, statusError(*t.rec)
+}
+
+// corruptError is the error of waiting on a task whose record is corrupt.
+func corruptError(t *task) error {
+	return &tool.Error{Code: tool.CodeCorruptFile,
+		Message: fmt.Sprintf("task %s cannot be followed: %s, so whether it still runs is unknown", t.meta.ID, t.corrupt),
+		Hint:    fmt.Sprintf("its output is in %s (mcode task output %s reads it); mcode task stop %s ends whatever still carries its id", spoolPath(t.dir), t.meta.ID, t.meta.ID)}
 }
 
 // TaskStopResult says what stopping did.
@@ -326,7 +357,7 @@ type TaskStopResult struct {
 // TaskStopTool is task_stop.
 func TaskStopTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: TaskStopName, Mode: tool.Sequential,
+		Name: TaskStopName, Mode: tool.Sequential, Timeout: TaskToolTimeout,
 		Facts:       tool.Facts{Destructive: true, Idempotent: true, Processes: true, Tasks: true},
 		Description: taskStopDescription, Schema: taskStopSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
@@ -341,6 +372,10 @@ func TaskStopTool() *tool.Tool {
 			note = t.stop(ctx)
 		case StatusLost:
 			note = t.stopLost("its supervisor was gone")
+		case StatusCorrupt:
+			var found int
+			note, found = t.stopMarked("its record was corrupt")
+			res.WasRunning = found > 0
 		}
 		res.TaskInfo = t.info(time.Now())
 		var b strings.Builder
@@ -388,6 +423,12 @@ func (t *task) stop(ctx context.Context) string {
 // process that carries its job marker (never anything found by name), and
 // records it as stopped.
 func (t *task) stopLost(why string) string {
+	note, _ := t.stopMarked(why)
+	return note
+}
+
+// stopMarked is stopLost that also says how many processes it found.
+func (t *task) stopMarked(why string) (string, int) {
 	marker := jobMarkerVar + "=" + t.meta.ID
 	members := func() []proctree.Proc {
 		var out []proctree.Proc
@@ -414,5 +455,5 @@ func (t *task) stopLost(why string) string {
 	if len(found) > 0 {
 		note += fmt.Sprintf("; ended %s by its job marker: %s", plural(len(found), "process", "processes"), describe(found))
 	}
-	return note + "."
+	return note + ".", len(found)
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gabriel-vasile/mimetype"
 
@@ -34,6 +35,9 @@ const (
 	// HeadBytes is how much of a file the detection reads; text files up
 	// to this size have their line endings counted whole.
 	HeadBytes = 64 << 10
+	// Timeout is the call's default time limit: MaxPaths heads of
+	// HeadBytes each (a slow network mount must not hold a call for ever).
+	Timeout = time.Minute
 )
 
 // Kinds of path.
@@ -83,7 +87,7 @@ var (
 // Tool is the registry entry.
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: Name, Mode: tool.Parallel,
+		Name: Name, Mode: tool.Parallel, Timeout: Timeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: description, Schema: schema,
 		Data: map[string]any{"MaxPaths": MaxPaths, "HeadKiB": HeadBytes >> 10},

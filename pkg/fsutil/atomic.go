@@ -58,6 +58,8 @@ func ResolveLink(path string) (string, error) {
 // one, never half of either. The file gets perm (before umask) when it is
 // new, and keeps the mode (and, where allowed, the owner) of the file it
 // replaces. A symlink is followed: its target is written, the link stays.
+// A file the caller may not write is not replaced (an error matching
+// fs.ErrPermission), though the folder would allow the rename.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	return WriteAtomic(path, perm, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -106,6 +108,9 @@ func writeAtomic(path string, perm fs.FileMode, durable bool, write func(io.Writ
 	old, err := os.Stat(path)
 	switch {
 	case err == nil:
+		if err := checkWritable(path); err != nil {
+			return err
+		}
 		perm = old.Mode() & keptMode
 	case !errors.Is(err, fs.ErrNotExist):
 		return err

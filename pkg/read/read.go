@@ -35,6 +35,8 @@ const (
 	// returns when limit is not given; it is also the most it may ask.
 	DefaultLimit = 2000
 	MaxLimit     = 2000
+	// MaxCutLinesListed caps result.cut_lines (the note counts them all).
+	MaxCutLinesListed = 100
 	// MaxLineChars is the longest line shown whole; longer lines are cut
 	// and say how many characters were cut.
 	MaxLineChars = 2000
@@ -66,6 +68,9 @@ type Params struct {
 	Offset int    `json:"offset,omitempty"`
 	Limit  int    `json:"limit,omitempty"`
 	Pages  string `json:"pages,omitempty"`
+	// Column is the 1-based character of the first line (offset) to show
+	// from: the rest of a line cut at MaxLineChars.
+	Column int `json:"column,omitempty"`
 }
 
 // Kinds of file read tells apart.
@@ -93,7 +98,11 @@ type Result struct {
 	// FullScanMaxBytes.
 	SHA256 *string `json:"sha256"`
 
-	Lines      *Lines `json:"lines,omitempty"`
+	Lines *Lines `json:"lines,omitempty"`
+	// Column is the character the first line was shown from (omitted
+	// for 1); CutLines are the lines cut at MaxLineChars.
+	Column     int    `json:"column,omitempty"`
+	CutLines   []int  `json:"cut_lines,omitempty"`
 	Encoding   string `json:"encoding,omitempty"`
 	LineEnding string `json:"line_ending,omitempty"`
 
@@ -205,13 +214,17 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 			Message: fmt.Sprintf("offset %d, limit %d: offset is a line number from 1, limit a count from 1 to %d", p.Offset, p.Limit, MaxLimit),
 			Hint:    "e.g. --offset 1 --limit 200"}
 	}
+	p.Path = fsutil.InputPath(env.Abs, p.Path) // a name as grep and glob show it, \xHH for its stray bytes
 	res, err := resolvePath(env, p.Path)
 	if err != nil {
 		return nil, err
 	}
-	display := p.Path
+	if err := fsutil.CheckFolderSuffix(p.Path, res.info, false); err != nil {
+		return nil, err
+	}
+	display := fsutil.DisplayPath(p.Path)
 	if res.variant != "" {
-		display = res.abs
+		display = fsutil.DisplayPath(res.abs)
 	}
 	if err := checkFileType(display, res.abs, res.info); err != nil {
 		return nil, err
@@ -223,7 +236,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	defer f.Close()
 
 	r := &reading{env: env, params: p, display: display, file: f, size: res.info.Size()}
-	r.result = Result{Path: res.abs, Bytes: r.size}
+	r.result = Result{Path: fsutil.DisplayPath(res.abs), Bytes: r.size}
 	if res.variant != "" {
 		v := res.variant
 		r.result.Variant = &v
@@ -275,6 +288,9 @@ func (r *reading) ignorePaging(kind string, pages, offsetLimit bool) {
 	}
 	if offsetLimit && (r.params.Offset != 0 || r.params.Limit != 0) {
 		r.note("offset and limit apply to text files and notebooks; ignored for this %s file", kind)
+	}
+	if kind != KindText && r.params.Column > 1 {
+		r.note("column applies to text files only; ignored for this %s file", kind)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcode-dev/mcode/internal/nobody"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -335,20 +336,13 @@ func TestReadHomeAndAbsolutePaths(t *testing.T) {
 // An unreadable file is permission, not internal. Root reads anything,
 // so as root the check runs in a child process as nobody.
 func TestReadPermissionDenied(t *testing.T) {
-	if os.Getenv("MCODE_READ_AS_NOBODY") != "" {
+	if nobody.Dir() != "" {
 		env := testEnv(t)
-		env.Root = os.Getenv("MCODE_READ_AS_NOBODY")
+		env.Root = nobody.Dir()
 		checkPermissionErrors(t, env)
 		return
 	}
-	dir, err := os.MkdirTemp("", "mcode-read-perm-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := nobody.TempDir(t)
 	secret := filepath.Join(dir, "secret.txt")
 	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o000); err != nil {
 		t.Fatal(err)
@@ -369,7 +363,7 @@ func TestReadPermissionDenied(t *testing.T) {
 		checkPermissionErrors(t, env)
 		return
 	}
-	runAsNobody(t, dir, "TestReadPermissionDenied")
+	nobody.Run(t, dir, "TestReadPermissionDenied")
 }
 
 func checkPermissionErrors(t *testing.T, env *tool.Env) {

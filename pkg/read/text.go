@@ -25,6 +25,9 @@ type pageRequest struct {
 	// singleByte is the file's encoding when it is Latin-1 or
 	// Windows-1252; "" when its lines are UTF-8.
 	singleByte textenc.Encoding
+	// skip is how many characters of the first line (offset) to leave
+	// out: read's column - 1.
+	skip int
 }
 
 // textPage is one page of numbered lines and what the scan learned.
@@ -42,6 +45,9 @@ type textPage struct {
 	// file those that are not valid UTF-8 (shown decoded as Windows-1252),
 	// in a single-byte file those that are UTF-8 (shown as such).
 	oddLines []int
+	// firstLineChars counts the characters of the first line, for a
+	// column past its end; skipped those left out of it.
+	firstLineChars, skipped int
 }
 
 // lineEnding names the breaks seen.
@@ -98,7 +104,15 @@ func scanPage(ctx context.Context, r io.Reader, req pageRequest) (*textPage, err
 	var lastChunkByte byte = '\n'
 	stoppedEarly := false
 
+	skipLeft := req.skip
 	finishLine := func() {
+		if ln == req.offset {
+			p.skipped = req.skip - skipLeft
+			p.firstLineChars = p.skipped + utf8.RuneCount(line) + dropped
+			if lastByte == '\r' {
+				p.firstLineChars-- // the CR of a CRLF is no character
+			}
+		}
 		shown, cut, odd := lineText(line, dropped, lastByte == '\r', req.singleByte)
 		before := len(p.output)
 		p.output = appendNumbered(p.output, ln, shown, cut)
@@ -160,6 +174,17 @@ func scanPage(ctx context.Context, r io.Reader, req pageRequest) (*textPage, err
 				if len(seg) > 0 {
 					lineBytes = true
 					lastByte = seg[len(seg)-1]
+					if skipLeft > 0 && ln == req.offset {
+						k := skipChars(seg, skipLeft, req.singleByte != "")
+						skipLeft -= countChars(seg[:k], req.singleByte != "")
+						seg = seg[k:]
+					}
+					if req.skip > 0 && ln == req.offset && len(line) == 0 && req.singleByte == "" {
+						// The last character skipped may go on in this chunk.
+						for len(seg) > 0 && seg[0]&0xC0 == 0x80 {
+							seg = seg[1:]
+						}
+					}
 					if room := keepLineBytes - len(line); room > 0 {
 						k := min(room, len(seg))
 						line = append(line, seg[:k]...)
@@ -214,6 +239,32 @@ var (
 	newline = []byte{'\n'}
 	crlf    = []byte{'\r', '\n'}
 )
+
+// skipChars returns how many bytes of b the first n characters take
+// (all of b when it has fewer): a byte each in a single-byte file, else
+// a UTF-8 sequence each, so that the cut never splits one.
+func skipChars(b []byte, n int, singleByte bool) int {
+	if singleByte {
+		return min(n, len(b))
+	}
+	seen := 0
+	for i, c := range b {
+		if c&0xC0 != 0x80 {
+			if seen == n {
+				return i
+			}
+			seen++
+		}
+	}
+	return len(b)
+}
+
+func countChars(b []byte, singleByte bool) int {
+	if singleByte {
+		return len(b)
+	}
+	return countRuneStarts(b)
+}
 
 // countRuneStarts counts the characters in b, which may begin or end in
 // the middle of one: each UTF-8 sequence has exactly one non-continuation

@@ -251,3 +251,68 @@ func TestScanPageHonoursCancel(t *testing.T) {
 		t.Error("cancelled scan succeeded")
 	}
 }
+
+// scanColumn reads line 1 of data from the character column (1-based),
+// through readers that split it anywhere, and checks what is shown.
+func scanColumn(t *testing.T, data []byte, singleByte textenc.Encoding, runes []rune, column int) {
+	t.Helper()
+	for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data)), iotest.HalfReader(bytes.NewReader(data))} {
+		p, err := scanPage(context.Background(), r, pageRequest{offset: 1, limit: 1, fullScan: true, skip: column - 1, singleByte: singleByte})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.firstLineChars != len(runes) || p.skipped != min(column-1, len(runes)) {
+			t.Fatalf("column %d of %d characters: firstLineChars %d skipped %d", column, len(runes), p.firstLineChars, p.skipped)
+		}
+		if column > len(runes) {
+			continue
+		}
+		rest := runes[column-1:]
+		shown := rest[:min(len(rest), MaxLineChars)]
+		want := fmt.Sprintf("%6d%s%s", 1, LineArrow, string(shown))
+		if cut := len(rest) - len(shown); cut > 0 {
+			want += fmt.Sprintf("%s%d%s", cutMarkPrefix, cut, cutMarkSuffix)
+		}
+		got, _, _ := strings.Cut(string(p.output), "\n")
+		if got != want {
+			t.Fatalf("column %d of %d characters:\n got %q\nwant %q", column, len(runes), clipText(got), clipText(want))
+		}
+		if wantCut := len(rest) > MaxLineChars; (len(p.cutLines) > 0) != wantCut {
+			t.Fatalf("column %d: cutLines %v, want cut %v", column, p.cutLines, wantCut)
+		}
+	}
+}
+
+func clipText(s string) string {
+	if len(s) > 80 {
+		return s[:40] + "…" + s[len(s)-40:]
+	}
+	return s
+}
+
+func TestScanFromColumn(t *testing.T) {
+	long := strings.Repeat("a", 2500) + strings.Repeat("é", 2500) + "END"
+	runes := []rune(long)
+	for _, col := range []int{1, 2, 2001, 2500, 2501, 4001, len(runes), len(runes) + 1} {
+		scanColumn(t, []byte(long+"\r\nnext\n"), "", runes, col)
+	}
+	latin := strings.Repeat("caf\xe9 ", 1000) // Latin-1: é is one byte
+	lrunes := []rune(strings.Repeat("café ", 1000))
+	for _, col := range []int{1, 4, 2001, 3000, 5000, 5001} {
+		scanColumn(t, []byte(latin+"\n"), textenc.Latin1, lrunes, col)
+	}
+}
+
+func FuzzScanColumn(f *testing.F) {
+	f.Add(strings.Repeat("é", 3000), 2001)
+	f.Add(strings.Repeat("a€", 1500)+"z", 1999)
+	f.Add("short", 3)
+	f.Fuzz(func(t *testing.T, line string, column int) {
+		if !utf8.ValidString(line) || strings.ContainsAny(line, "\r\n") || line == "" {
+			return
+		}
+		runes := []rune(line)
+		column = 1 + abs(column)%(len(runes)+1)
+		scanColumn(t, []byte(line+"\nnext\n"), "", runes, column)
+	})
+}

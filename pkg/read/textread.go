@@ -29,7 +29,8 @@ func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Respons
 		h = sha256.New()
 		src = io.TeeReader(raw, h)
 	}
-	req := pageRequest{offset: offset, limit: limit, size: r.size, fullScan: fullScan}
+	column := max(r.params.Column, 1)
+	req := pageRequest{offset: offset, limit: limit, size: r.size, fullScan: fullScan, skip: column - 1}
 	switch enc {
 	case textenc.UTF16LE, textenc.UTF16BE:
 		decoded, err := textenc.NewReader(src, enc)
@@ -72,6 +73,14 @@ func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Respons
 	if page.end < page.start && (page.total > 0 || offset > 1) {
 		return nil, pastEnd(r.display, offset, page.total)
 	}
+	if column > 1 {
+		if page.skipped < column-1 || (page.firstLineChars < column && page.firstLineChars > 0) {
+			return nil, &tool.Error{Code: tool.CodeInvalidArgs,
+				Message: fmt.Sprintf("column %d is past the end of line %d of %s, which has %d %s", column, offset, r.display, page.firstLineChars, plural(page.firstLineChars, "character")),
+				Hint:    fmt.Sprintf("use a column from 1 to %d; continuation.next_column of the read that cut the line says where its rest starts", max(1, page.firstLineChars))}
+		}
+		res.Column = column
+	}
 	if page.total == 0 {
 		r.note("the file is empty")
 	}
@@ -82,6 +91,7 @@ func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Respons
 	if n := len(page.cutLines); n > 0 {
 		r.note("%d %s longer than %d characters %s cut (%s); each cut line ends with %q",
 			n, plural(n, "line"), MaxLineChars, plural(n, "was", "were"), lineList(page.cutLines), cutMarkPrefix+"N"+cutMarkSuffix)
+		res.CutLines = page.cutLines[:min(n, MaxCutLinesListed)]
 	}
 	if n := len(page.oddLines); n > 0 && req.singleByte == "" {
 		r.note("%d %s not valid UTF-8; shown decoded as Windows-1252 (%s)",
@@ -93,7 +103,22 @@ func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Respons
 
 	resp := &tool.Response{Output: string(page.output), Result: r.result}
 	more := page.end < page.total || !page.totalExact
-	if more && page.end >= page.start {
+	var restOfLine string // how to read the rest of the first cut line
+	if len(page.cutLines) > 0 {
+		resp.Truncated = true
+		cut := page.cutLines[0]
+		next := 1 + MaxLineChars
+		if cut == offset {
+			next = column + MaxLineChars
+		}
+		restOfLine = fmt.Sprintf("mcode read %s --offset %d --column %d", pathArg(r.display), cut, next)
+		// Reading on along a line (column given) goes on along it.
+		if !more || page.end < page.start || (cut == offset && column > 1) {
+			resp.Continuation = &tool.Continuation{NextOffset: cut, NextColumn: next,
+				Hint: fmt.Sprintf("line %d was cut at %d characters; read the rest of it with: %s", cut, MaxLineChars, restOfLine)}
+		}
+	}
+	if more && page.end >= page.start && resp.Continuation == nil {
 		next := page.end + 1
 		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", pathArg(r.display), next)
 		if r.params.Limit != 0 {
@@ -102,8 +127,11 @@ func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Respons
 		if page.outputCapped {
 			hint = fmt.Sprintf("the output reached its %d KiB cap after line %d; %s", MaxOutputBytes/1024, page.end, hint)
 		}
+		if restOfLine != "" {
+			hint += fmt.Sprintf("; line %d was cut: read its rest with %s", page.cutLines[0], restOfLine)
+		}
 		resp.Continuation = &tool.Continuation{NextOffset: next, Hint: hint}
-		resp.Truncated = page.outputCapped || r.params.Limit == 0
+		resp.Truncated = resp.Truncated || page.outputCapped || r.params.Limit == 0
 	}
 	return resp, nil
 }

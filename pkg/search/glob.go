@@ -36,8 +36,9 @@ type GlobParams struct {
 
 // GlobSkipped counts what glob left out.
 type GlobSkipped struct {
-	Ignored   int `json:"ignored"`
-	Sensitive int `json:"sensitive"`
+	Ignored    int `json:"ignored"`
+	Sensitive  int `json:"sensitive"`
+	Unreadable int `json:"unreadable"` // folders that could not be opened (permission denied, vanished)
 }
 
 // GlobResult is glob's structured answer.
@@ -56,6 +57,8 @@ type GlobResult struct {
 	IgnoredDirs    []string    `json:"ignored_dirs"`
 	Note           string      `json:"note,omitempty"`
 	Hint           string      `json:"hint,omitempty"`
+
+	raw map[string]string // names as they are, for the text output (target.raw)
 }
 
 type globWorker struct {
@@ -195,7 +198,7 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	for _, wk := range g.walk.workers {
 		stats.add(&wk.stats)
 	}
-	res.Skipped = GlobSkipped{Ignored: stats.ignored, Sensitive: stats.sensitive}
+	res.Skipped = GlobSkipped{Ignored: stats.ignored, Sensitive: stats.sensitive, Unreadable: stats.unreadable}
 	res.IgnoredDirs = stats.topIgnoredDirs(5)
 	slices.SortFunc(hits, func(a, b fileHit) int { return hitLess(&a, &b, p.Sort) })
 	res.Paths = []string{}
@@ -211,7 +214,15 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	if p.IncludeIgnored && !lift {
 		notes = append(notes, fmt.Sprintf("include_ignored applies only to a pattern that names a folder or file (such as node_modules/**/*.js or **/debug.log); ignore rules were kept for %q", p.Pattern))
 	}
-	if res.Total == 0 && !strings.HasPrefix(p.Pattern, "**") {
+	if res.Skipped.Unreadable > 0 {
+		dirs := slices.Clone(stats.unreadableDirs)
+		for i, d := range dirs {
+			dirs[i] = g.t.show(d)
+		}
+		slices.Sort(dirs)
+		hints = append(hints, fmt.Sprintf("%d folder%s could not be read, so %s contents are not listed (%s): check the permissions with ls -ld",
+			res.Skipped.Unreadable, plural(res.Skipped.Unreadable), itsTheir(res.Skipped.Unreadable), strings.Join(dirs[:min(len(dirs), 5)], ", ")))
+	} else if res.Total == 0 && !strings.HasPrefix(p.Pattern, "**") {
 		hints = append(hints, fmt.Sprintf("the pattern is anchored at the searched folder (%s): %q matches at any depth", res.Path, "**/"+p.Pattern))
 	}
 	if res.Truncated {
@@ -222,7 +233,15 @@ func (g *globRun) result(complete, lift bool) *GlobResult {
 	}
 	res.Note = strings.Join(notes, "; ")
 	res.Hint = strings.Join(hints, "; ")
+	res.raw = g.t.raw
 	return res
+}
+
+func itsTheir(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
 }
 
 func ignoredExample(dirs []string) string {
@@ -237,7 +256,7 @@ func ignoredExample(dirs []string) string {
 func (res *GlobResult) render() (text, notices string) {
 	var b strings.Builder
 	for _, p := range res.Paths {
-		b.WriteString(textPath(p))
+		b.WriteString(textPath(res.raw, p))
 		b.WriteByte('\n')
 	}
 	body := b.Len()
@@ -254,7 +273,7 @@ func (res *GlobResult) render() (text, notices string) {
 		}
 		b.WriteString("]")
 	}
-	if s := (Skipped{Ignored: res.Skipped.Ignored, Sensitive: res.Skipped.Sensitive}).describe(res.IgnoredDirs, MaxFileSize); s != "" {
+	if s := (Skipped{Ignored: res.Skipped.Ignored, Sensitive: res.Skipped.Sensitive, Unreadable: res.Skipped.Unreadable}).describe(res.IgnoredDirs, MaxFileSize); s != "" {
 		b.WriteString(" (skipped " + s + ")")
 	}
 	writeTail(&b, "walk", res.Partial, res.Note, res.Hint)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -124,8 +125,9 @@ type GrepResult struct {
 	Note          string      `json:"note,omitempty"`
 	Hint          string      `json:"hint,omitempty"`
 
-	p       GrepParams // as normalized, for rendering
-	maxSize int        // the size over which a file was skipped
+	p       GrepParams        // as normalized, for rendering
+	maxSize int               // the size over which a file was skipped
+	raw     map[string]string // names as they are, for the text output (target.raw)
 }
 
 // fileHit is one matching file (or, for glob, one path) while the
@@ -154,9 +156,15 @@ type grepWorker struct {
 }
 
 type grepRun struct {
-	p       GrepParams
-	t       *target
-	m       *matcher
+	p GrepParams
+	t *target
+	m *matcher
+	// decode says to search a file that is not UTF-8 as read decodes it
+	// (textenc.LinesToUTF8): needed only when the pattern can tell the
+	// decoded text from the bytes, having non-ASCII text or a Unicode
+	// class. Otherwise the bytes match the same lines, and only the lines
+	// shown are decoded (clipLine).
+	decode  bool
 	globs   *globFilter
 	workers []grepWorker
 	walk    *walker
@@ -219,7 +227,7 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	if err != nil {
 		return nil, err
 	}
-	g := &grepRun{p: p, t: t, m: m, globs: globs}
+	g := &grepRun{p: p, t: t, m: m, globs: globs, decode: needsDecodedText(p.Pattern)}
 	n := workerCount()
 	if t.isFile {
 		n = 1
@@ -285,6 +293,9 @@ func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int6
 		return
 	}
 	gw.searched++
+	if g.decode {
+		data = textenc.LinesToUTF8(data, "")
+	}
 	hit := fileHit{rel: rel, mtime: info.mtime}
 	store := g.p.Mode != ModeContent || gw.top.wants(&hit, g.p.Sort)
 	line, last := 1, 0
@@ -364,12 +375,35 @@ func (g *grepRun) matchAt(data []byte, ls, le, line int) Match {
 	return m
 }
 
+// needsDecodedText reports whether a pattern may match the decoded text
+// of a file that is not UTF-8 differently from its bytes: ASCII text
+// matches the same bytes in UTF-8, Latin-1 and Windows-1252, and a stray
+// byte is one character to the regexp as é is; non-ASCII text and the
+// Unicode classes \p{…} and \P{…} are not.
+func needsDecodedText(pattern string) bool {
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return strings.Contains(pattern, `\p`) || strings.Contains(pattern, `\P`)
+}
+
+// lineText is a line as read shows it: a line that is not UTF-8 decoded
+// (textenc.DecodeLegacy), never with U+FFFD for a stray byte.
+func lineText(line []byte) string {
+	if utf8.Valid(line) {
+		return string(line)
+	}
+	return textenc.DecodeLegacy(line, "")
+}
+
 // clipLine shortens a line longer than MaxLineChars to a window around
 // the match [ms, me), marking what was cut on each side.
 func clipLine(line []byte, ms, me int) string {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if utf8.RuneCount(line) <= MaxLineChars {
-		return strings.ToValidUTF8(string(line), "\uFFFD")
+		return lineText(line)
 	}
 	const lead = MaxLineChars / 5
 	start := max(0, ms-lead)
@@ -387,7 +421,7 @@ func clipLine(line []byte, ms, me int) string {
 	if start > 0 {
 		fmt.Fprintf(&b, "[…%d bytes] ", start)
 	}
-	b.WriteString(strings.ToValidUTF8(string(line[start:end]), "\uFFFD"))
+	b.WriteString(lineText(line[start:end]))
 	if end < len(line) {
 		fmt.Fprintf(&b, " […%d bytes]", len(line)-end)
 	}
@@ -511,6 +545,7 @@ func (g *grepRun) result(complete bool) *GrepResult {
 		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
 	}
 	res.Hint = g.hint(res, passed)
+	res.raw = g.t.raw
 	return res
 }
 
@@ -549,19 +584,19 @@ func (res *GrepResult) render() (text, notices string, truncated bool) {
 	switch p.Mode {
 	case ModeFiles:
 		for _, f := range res.Files {
-			b.WriteString(textPath(f))
+			b.WriteString(textPath(res.raw, f))
 			b.WriteByte('\n')
 		}
 	case ModeCount:
 		for _, c := range res.Counts {
-			fmt.Fprintf(&b, "%s:%d\n", textPath(c.Path), c.Count)
+			fmt.Fprintf(&b, "%s:%d\n", textPath(res.raw, c.Path), c.Count)
 		}
 	case ModeContent:
 		shown := 0
 		prevPath, prevLine := "", 0
 		for i, m := range res.Matches {
 			var chunk strings.Builder
-			path := textPath(m.Path)
+			path := textPath(res.raw, m.Path)
 			first := m.Line - len(m.Before)
 			if p.Context > 0 && shown > 0 && (m.Path != prevPath || first > prevLine+1) {
 				chunk.WriteString("--\n")

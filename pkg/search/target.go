@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
@@ -46,6 +47,9 @@ type target struct {
 	// excluded is set when a walk would have left the path out (it is
 	// searched anyway, being named).
 	excluded bool
+	// raw maps a shown path that DisplayPath changed to the name itself.
+	raw   map[string]string
+	rawMu sync.Mutex
 }
 
 // resolveTarget checks the path a call names and finds its work tree and
@@ -54,6 +58,7 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 	if path == "" {
 		path = "."
 	}
+	path = fsutil.InputPath(env.Abs, path)
 	abs := env.Abs(path)
 	t := &target{abs: abs, display: displayPath(env.Root, abs)}
 	fi, err := os.Stat(abs)
@@ -64,6 +69,9 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, &tool.Error{Code: tool.CodePermission, Message: fmt.Sprintf("%s: permission denied", path)}
 		}
+		return nil, err
+	}
+	if err := fsutil.CheckFolderSuffix(path, fi, false); err != nil {
 		return nil, err
 	}
 	t.isFile = !fi.IsDir()
@@ -130,13 +138,30 @@ func joinRel(dir, name string) string {
 // displayPath is abs relative to the workspace root when inside it, else abs.
 func displayPath(root, abs string) string {
 	if r, err := filepath.Rel(root, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return r
+		return fsutil.DisplayPath(r)
 	}
-	return abs
+	return fsutil.DisplayPath(abs)
 }
 
 // show turns a walk path (relative to base) into the path results show.
+// A name that is not UTF-8 is shown with \xHH for its stray bytes
+// (fsutil.DisplayPath), which every tool takes back; the name itself is
+// kept in t.raw for the text output.
 func (t *target) show(rel string) string {
+	raw := t.showRaw(rel)
+	shown := fsutil.DisplayPath(raw)
+	if shown != raw {
+		t.rawMu.Lock()
+		if t.raw == nil {
+			t.raw = map[string]string{}
+		}
+		t.raw[shown] = raw
+		t.rawMu.Unlock()
+	}
+	return shown
+}
+
+func (t *target) showRaw(rel string) string {
 	r := rel
 	if t.rel != "" {
 		r = strings.TrimPrefix(rel, t.rel+"/")
@@ -153,7 +178,10 @@ func (t *target) show(rel string) string {
 // textPath is a path as the text output shows it: quoted, Go style, when
 // it holds a control character or bytes that are not UTF-8, so that one
 // line is always one path (git's core.quotePath does the same).
-func textPath(p string) string {
+func textPath(raw map[string]string, p string) string {
+	if r, ok := raw[p]; ok {
+		p = r
+	}
 	for i := 0; i < len(p); i++ {
 		if c := p[i]; c < 0x20 || c == 0x7f {
 			return strconv.Quote(p)

@@ -54,6 +54,8 @@ type walkStats struct {
 	special     int // FIFOs, sockets, devices
 	unreadable  int // folders or files that could not be opened
 	ignoredDirs []string
+	// unreadableDirs names folders that could not be opened (a few).
+	unreadableDirs []string
 }
 
 const maxIgnoredExamples = 64
@@ -64,6 +66,7 @@ func (s *walkStats) add(o *walkStats) {
 	s.special += o.special
 	s.unreadable += o.unreadable
 	s.ignoredDirs = append(s.ignoredDirs, o.ignoredDirs...)
+	s.unreadableDirs = append(s.unreadableDirs, o.unreadableDirs...)
 }
 
 // topIgnoredDirs names a few excluded folders, shallowest first.
@@ -240,6 +243,9 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 	d, err := openDirHandle(w.abs(job.rel))
 	if err != nil {
 		wk.stats.unreadable++
+		if len(wk.stats.unreadableDirs) < maxIgnoredExamples {
+			wk.stats.unreadableDirs = append(wk.stats.unreadableDirs, job.rel)
+		}
 		return
 	}
 	defer d.close()

@@ -38,7 +38,10 @@ type Media struct {
 
 // Continuation tells the reader how to get what was cut.
 type Continuation struct {
-	NextOffset     int    `json:"next_offset,omitempty"`
+	NextOffset int `json:"next_offset,omitempty"`
+	// NextColumn is where the rest of a cut line starts (read's column,
+	// 1-based), with NextOffset naming the line.
+	NextColumn     int    `json:"next_column,omitempty"`
 	FullOutputPath string `json:"full_output_path,omitempty"`
 	Hint           string `json:"hint"`
 }

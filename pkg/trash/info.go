@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
 // InfoSuffix ends every file in $trash/info.
@@ -135,8 +137,8 @@ func UnescapePath(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+		if s[i] == '%' && i+2 < len(s) && fsutil.IsHex(s[i+1]) && fsutil.IsHex(s[i+2]) {
+			b.WriteByte(fsutil.Unhex(s[i+1])<<4 | fsutil.Unhex(s[i+2]))
 			i += 2
 			continue
 		}
@@ -200,18 +202,4 @@ func escape(s string, keep func(byte) bool) string {
 		b = append(b, '%', upperHex[c>>4], upperHex[c&0xf])
 	}
 	return string(b)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
 var utc = time.UTC
@@ -212,11 +214,11 @@ func TestDisplayPathRoundTrip(t *testing.T) {
 		"new\nline":  "new\nline",
 		`back\slash`: `back\slash`,
 	} {
-		if got := DisplayPath(in); got != shown {
-			t.Errorf("DisplayPath(%q) = %q, want %q", in, got, shown)
+		if got := fsutil.DisplayPath(in); got != shown {
+			t.Errorf("fsutil.DisplayPath(%q) = %q, want %q", in, got, shown)
 		}
-		if back, _ := UndisplayPath(shown); back != in {
-			t.Errorf("UndisplayPath(%q) = %q, want %q", shown, back, in)
+		if back, _ := fsutil.UndisplayPath(shown); back != in {
+			t.Errorf("fsutil.UndisplayPath(%q) = %q, want %q", shown, back, in)
 		}
 	}
 }

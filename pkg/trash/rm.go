@@ -146,7 +146,7 @@ func plural(n int) string {
 
 func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResult {
 	q := opts.Quote(op)
-	res := RmResult{Path: DisplayPath(op), Operand: op}
+	res := RmResult{Path: fsutil.DisplayPath(op), Operand: op}
 	fail := func(code tool.Code, hint string, lines ...string) RmResult {
 		res.Err = &RmError{Lines: lines, Code: code, Hint: hint}
 		return res
@@ -278,7 +278,7 @@ func (c *Can) refuse(opts RmOptions, op, q, path string, isDir bool) *RmError {
 							Lines: []string{fmt.Sprintf("refusing to remove %s: it is %s", q, p.What)}}
 					case ancestor && strings.HasPrefix(candidate, path+"/"):
 						return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
-							Lines: []string{fmt.Sprintf("refusing to remove %s: it holds %s (%s)", q, p.What, DisplayPath(p.Path))}}
+							Lines: []string{fmt.Sprintf("refusing to remove %s: it holds %s (%s)", q, p.What, fsutil.DisplayPath(p.Path))}}
 					}
 				}
 			}
@@ -287,7 +287,7 @@ func (c *Can) refuse(opts RmOptions, op, q, path string, isDir bool) *RmError {
 	for _, t := range resolvedForms(c.Home) {
 		if path == t || strings.HasPrefix(t, path+"/") {
 			return &RmError{Code: tool.CodeDenied, Hint: "`mcode trash empty` erases the trash; name what to remove beside it",
-				Lines: []string{fmt.Sprintf("refusing to remove %s: it holds the trash (%s)", q, DisplayPath(c.Home))}}
+				Lines: []string{fmt.Sprintf("refusing to remove %s: it holds the trash (%s)", q, fsutil.DisplayPath(c.Home))}}
 		}
 		if strings.HasPrefix(path, t+"/") {
 			return inTrash(q)

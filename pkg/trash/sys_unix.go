@@ -82,11 +82,25 @@ func lchtimes(path string, atime, mtime time.Time) error {
 	return unix.UtimesNanoAt(unix.AT_FDCWD, path, ts, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// canRemove says whether the caller may unlink path: write and search
-// permission on its folder, on a file system mounted read-write.
+// canRemove says whether the caller may unlink path, as the kernel would
+// decide (and rm with it): write and search permission on its folder for
+// the effective ids, on a file system mounted read-write, and in a sticky
+// folder (/tmp) only the file's owner, the folder's owner or root.
 func canRemove(path string) error {
-	if err := unix.Access(filepath.Dir(path), unix.W_OK|unix.X_OK); err != nil {
+	dir := filepath.Dir(path)
+	if err := unix.Faccessat(unix.AT_FDCWD, dir, unix.W_OK|unix.X_OK, unix.AT_EACCESS); err != nil {
 		return &os.PathError{Op: "remove", Path: path, Err: err}
+	}
+	di, err := os.Stat(dir)
+	if err != nil || di.Mode()&fs.ModeSticky == 0 {
+		return nil
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil
+	}
+	if euid := os.Geteuid(); euid != 0 && euid != owner(fi) && euid != owner(di) {
+		return &os.PathError{Op: "remove", Path: path, Err: unix.EPERM}
 	}
 	return nil
 }

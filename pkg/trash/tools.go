@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,6 +26,13 @@ const (
 	ListName    = "trash_list"
 	RestoreName = "trash_restore"
 	EmptyName   = "trash_empty"
+)
+
+// Default time limits: a move across file systems copies the whole tree
+// (and restore copies it back); a copy cut short leaves nothing behind.
+const (
+	Timeout     = 10 * time.Minute
+	ListTimeout = time.Minute
 )
 
 // Limits of trash_list.
@@ -86,7 +92,7 @@ type RemoveResult struct {
 // questions: nil when nobody can (then interactive is refused).
 func RmTool(asker func() Asker) *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: RmName, Mode: tool.Sequential,
+		Name: RmName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true},
 		Description: rmDescription, Schema: rmSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RmParams) (*tool.Response, error) {
@@ -110,7 +116,7 @@ func RmTool(asker func() Asker) *tool.Tool {
 // PutTool is `trash_put`.
 func PutTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: PutName, Mode: tool.Sequential,
+		Name: PutName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true},
 		Description: putDescription, Schema: putSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p PutParams) (*tool.Response, error) {
@@ -137,7 +143,7 @@ func remove(ctx context.Context, env *tool.Env, opts RmOptions, paths []string) 
 	opts.Quote = func(s string) string { return QuoteRm(s, true) }
 	operands := make([]string, len(paths))
 	for i, p := range paths {
-		operands[i] = decodeOperand(env, expandHome(env, p))
+		operands[i] = fsutil.InputPath(env.Abs, expandHome(env, p))
 	}
 	results, err := can.Rm(ctx, opts, env.Root, operands)
 	if errors.Is(err, ErrCannotAsk) {
@@ -202,24 +208,6 @@ func expandHome(env *tool.Env, p string) string {
 	return p
 }
 
-// decodeOperand turns a path that JSON could only carry as \xHH (a name
-// that is not UTF-8, shown that way by trash list and passed that way by
-// the command line) back into its bytes, when the literal name does not
-// exist and the decoded one does.
-func decodeOperand(env *tool.Env, p string) string {
-	raw, ok := UndisplayPath(p)
-	if !ok {
-		return p
-	}
-	if _, err := os.Lstat(env.Abs(p)); err == nil {
-		return p
-	}
-	if _, err := os.Lstat(env.Abs(raw)); err == nil {
-		return raw
-	}
-	return p
-}
-
 func describe(e *Entry) string {
 	if e.Kind == "directory" {
 		return "directory, " + fsutil.HumanBytes(e.Size)
@@ -249,7 +237,7 @@ type ListResult struct {
 // ListTool is `trash_list`.
 func ListTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: ListName, Mode: tool.Parallel,
+		Name: ListName, Mode: tool.Parallel, Timeout: ListTimeout,
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: listDescription, Schema: listSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ListParams) (*tool.Response, error) {
@@ -295,7 +283,7 @@ func ListTool() *tool.Tool {
 		}
 		var filters []string
 		if p.Path != "" {
-			filters = append(filters, "path "+lineSafe(DisplayPath(opts.Prefix)))
+			filters = append(filters, "path "+lineSafe(fsutil.DisplayPath(opts.Prefix)))
 		}
 		if p.Since != "" {
 			filters = append(filters, "since "+lineSafe(p.Since))
@@ -415,7 +403,7 @@ type RestoreResult struct {
 // RestoreTool is `trash_restore`.
 func RestoreTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: RestoreName, Mode: tool.Sequential,
+		Name: RestoreName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{},
 		Description: restoreDescription, Schema: restoreSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RestoreParams) (*tool.Response, error) {
@@ -442,8 +430,8 @@ func RestoreTool() *tool.Tool {
 				resp.Output = b.String()
 				return resp, restoreError(e, dest, err)
 			}
-			res.Restored = append(res.Restored, Restored{Target: target, Entry: e, RestoredTo: DisplayPath(dest), Replaced: replaced, Older: len(older)})
-			fmt.Fprintf(&b, "restored %s to %s\n", lineSafe(e.ID), lineSafe(DisplayPath(dest)))
+			res.Restored = append(res.Restored, Restored{Target: target, Entry: e, RestoredTo: fsutil.DisplayPath(dest), Replaced: replaced, Older: len(older)})
+			fmt.Fprintf(&b, "restored %s to %s\n", lineSafe(e.ID), lineSafe(fsutil.DisplayPath(dest)))
 			if replaced != nil {
 				fmt.Fprintf(&b, "  what was there is in the trash as id %s\n", lineSafe(replaced.ID))
 			}
@@ -491,7 +479,7 @@ func restoreError(e *Entry, dest string, err error) error {
 	switch {
 	case errors.Is(err, ErrExists):
 		return &tool.Error{Code: tool.CodeInvalidArgs,
-			Message: fmt.Sprintf("%s exists; refusing to overwrite it with trashed %s", DisplayPath(dest), e.ID),
+			Message: fmt.Sprintf("%s exists; refusing to overwrite it with trashed %s", fsutil.DisplayPath(dest), e.ID),
 			Hint:    "pass force to move what is there to the trash first and restore over it, or to to restore into another folder"}
 	case errors.Is(err, fs.ErrNotExist) && e.Kind == "missing":
 		return &tool.Error{Code: tool.CodeNotFound,
@@ -499,7 +487,7 @@ func restoreError(e *Entry, dest string, err error) error {
 			Hint:    "nothing to restore; `mcode trash empty --path` removes the stale entry"}
 	}
 	code, hint := errnoCode(err)
-	return &tool.Error{Code: code, Message: fmt.Sprintf("restoring %s to %s: %s", e.ID, DisplayPath(dest), strerror(err)), Hint: hint}
+	return &tool.Error{Code: code, Message: fmt.Sprintf("restoring %s to %s: %s", e.ID, fsutil.DisplayPath(dest), strerror(err)), Hint: hint}
 }
 
 // Find picks the entry a target names: an id, or an original path
@@ -580,7 +568,7 @@ type EmptyResult struct {
 // EmptyTool is `trash_empty`.
 func EmptyTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: EmptyName, Mode: tool.Sequential,
+		Name: EmptyName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Description: emptyDescription, Schema: emptySchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p EmptyParams) (*tool.Response, error) {

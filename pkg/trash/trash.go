@@ -137,50 +137,11 @@ func newEntry(d Dir, name, original string, deleted time.Time) *Entry {
 	if !d.Home {
 		e.ID = escapeID(d.files(name))
 	}
-	e.OriginalPath = DisplayPath(original)
+	e.OriginalPath = fsutil.DisplayPath(original)
 	if !deleted.IsZero() {
 		e.DeletedAt = deleted.Local().Format(DateLayout)
 	}
 	return e
-}
-
-// DisplayPath shows a path as text: unchanged when it is UTF-8, else with
-// each stray byte as \xHH.
-func DisplayPath(p string) string {
-	if utf8.ValidString(p) {
-		return p
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); {
-		r, size := utf8.DecodeRuneInString(p[i:])
-		if r == utf8.RuneError && size == 1 {
-			fmt.Fprintf(&b, `\x%02X`, p[i])
-		} else {
-			b.WriteString(p[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// UndisplayPath reverses DisplayPath: each \xHH becomes the byte HH. It
-// says whether anything was decoded.
-func UndisplayPath(s string) (string, bool) {
-	if !strings.Contains(s, `\x`) {
-		return s, false
-	}
-	var b strings.Builder
-	changed := false
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' && isHex(s[i+2]) && isHex(s[i+3]) {
-			b.WriteByte(unhex(s[i+2])<<4 | unhex(s[i+3]))
-			i += 3
-			changed = true
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String(), changed
 }
 
 func kindOf(mode fs.FileMode) string {
