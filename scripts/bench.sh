@@ -294,8 +294,8 @@ if want P15; then
       print "---\n"
     }
   }' >"$doc"
-  bench P15 "render docx, 200-page Markdown" "$MCODE render docx $doc --out $work/big-m.docx" "pandoc" "pandoc -o $work/big-p.docx $doc"
-  bench P15p "render pptx, the same (125 slides)" "$MCODE render pptx $doc --out $work/big-m.pptx" "pandoc" "pandoc -o $work/big-p.pptx $doc"
+  bench P15 "render docx, 200-page Markdown" "$MCODE --root $work render docx $doc --out $work/big-m.docx" "pandoc" "pandoc -o $work/big-p.docx $doc"
+  bench P15p "render pptx, the same (125 slides)" "$MCODE --root $work render pptx $doc --out $work/big-m.pptx" "pandoc" "pandoc -o $work/big-p.pptx $doc"
   rows+=("P15  target: <= 0.5x pandoc, RSS <= 64 MiB (65536 KiB)")
   echo "${rows[-1]}" >&2
 fi
