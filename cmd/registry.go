@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcode-dev/mcode/pkg/artifact"
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/datetime"
@@ -46,6 +47,7 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		trash.PutTool(),
 		datetime.Tool(),
 		render.Tool(),
+		artifact.VerifyTool(), artifact.FetchTool(), artifact.ExtractTool(), artifact.SyncTool(),
 		extract.Tool(),
 		filetype.Tool(),
 	}

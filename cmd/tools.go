@@ -83,6 +83,11 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 		}
 		listErr = nil
 	}
+	// Piped, result.tools holds every definition whole: output is a line
+	// a tool, so the list is not printed twice (and stays within the
+	// output budget as tools are added). A person reading text, or asking
+	// for some tools by name, gets their whole documentation.
+	fullDocs := f.outputForm() == outputText || len(opts.Names) > 0
 	var out strings.Builder
 	tools := []any{}
 	// Extension-tier tools the session has not enabled are a catalogue
@@ -105,7 +110,11 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 			return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
 		}
 		tools = append(tools, shapeDefinition(def, opts.Format))
-		writeToolDoc(&out, def)
+		if fullDocs {
+			writeToolDoc(&out, def)
+		} else {
+			fmt.Fprintf(&out, "%s (%s, %s): %s\n", def.Name, def.Mode, def.Source, firstLine(def.Description))
+		}
 	}
 	if len(tools) == 0 {
 		out.WriteString("no tools are available to this agent and role\n")
