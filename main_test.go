@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,6 +163,10 @@ func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int)
 	if args[0] != "mcode" {
 		return
 	}
+	if slices.Contains(args, "batch") {
+		checkBatchLines(ts, got)
+		return
+	}
 	var env struct {
 		Tool  string `json:"tool"`
 		Error *struct {
@@ -183,6 +188,30 @@ func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int)
 	}
 	if got != want {
 		ts.Fatalf("exit status %d, but the envelope says %+v (exit %d)", got, env.Error, want)
+	}
+}
+
+// checkBatchLines checks mcode batch's stdout: every line is {"id"} and a
+// whole envelope, and the batch exits 0 exactly when every call is ok (1
+// otherwise, 130 on a signal, 2 when the input could not be read at all).
+func checkBatchLines(ts *testscript.TestScript, got int) {
+	allOK := true
+	lines := strings.Split(strings.TrimSuffix(ts.ReadFile("stdout"), "\n"), "\n")
+	for i, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			ts.Fatalf("batch line %d is not a JSON object: %v\n%s", i+1, err, line)
+		}
+		_, hasID := m["id"]
+		delete(m, "id")
+		keys := slices.Sorted(maps.Keys(m))
+		if len(lines) > 1 && !hasID || !slices.Equal(keys, envelopeKeys) {
+			ts.Fatalf("batch line %d: keys %v, want id and %v", i+1, keys, envelopeKeys)
+		}
+		allOK = allOK && m["ok"] == true
+	}
+	if allOK != (got == 0) && got != tool.ExitInterrupted && got != tool.ExitUsage {
+		ts.Fatalf("batch exit %d, but every call ok is %v", got, allOK)
 	}
 }
 

@@ -2,10 +2,16 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcode-dev/mcode/pkg/mcpserve"
 )
 
 // BenchmarkSmallCall measures one whole small call in-process: building
@@ -39,4 +45,58 @@ func BenchmarkReadSmall(b *testing.B) {
 			b.Fatal(code)
 		}
 	}
+}
+
+// BenchmarkMCPRead is P17's per-call cost: one read of a 20-line file
+// through the process's dispatcher, and the same call from a go-sdk MCP
+// client over a stdio pipe to mcp serve; the difference is what serving
+// over MCP adds to each call.
+func BenchmarkMCPRead(b *testing.B) {
+	dir := b.TempDir()
+	small := filepath.Join(dir, "small.go")
+	if err := os.WriteFile(small, []byte(strings.Repeat("// a line of code\n", 20)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"path": "small.go"}`)
+	f, _ := factoryIn(dir, nil)
+	d, err := f.Dispatcher()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("dispatch", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if env := d.Call(context.Background(), "read", args); !env.OK {
+				b.Fatal(env.Error)
+			}
+		}
+	})
+	b.Run("mcp-stdio", func(b *testing.B) {
+		srv, err := mcpserve.New(context.Background(), d, mcpserve.Options{Name: "mcode"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cr, sw := io.Pipe()
+		sr, cw := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- srv.ServeStdio(context.Background(), sr, sw) }()
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		params := &mcp.CallToolParams{Name: "read", Arguments: args}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+		b.StopTimer()
+		_ = cw.Close()
+		_ = cs.Close()
+		<-done
+	})
 }

@@ -20,6 +20,28 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of the CLI surface")
 
+// golden compares got with testdata/NAME, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s changed (-want +got); if that is intended, go test ./cmd -run %s -update:\n%s", path, t.Name(), diff)
+	}
+}
+
 // TestToolsListGolden pins what models see: every tool's name,
 // description and schema in every format. A change to a model-facing
 // text shows in review as a change to testdata/golden; refresh them with
@@ -37,24 +59,7 @@ func TestToolsListGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", "tools-"+format+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("tools list --format %s changed (-golden +now; -update to accept):\n%s", format, diff)
-			}
+			golden(t, "tools-"+format+".json", string(got)+"\n")
 		})
 	}
 }

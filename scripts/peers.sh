@@ -57,10 +57,11 @@ install_peers() {
   fi
 }
 
-# npm peers of the connector tests (MCP servers, the MCP client conformance
-# suite, and the Node 22 it needs), pinned, installed into one cache folder.
+# npm peers (MCP servers and clients, the MCP conformance suite, and the
+# Node 22 they run on), pinned, installed into one cache folder.
 MCODE_NPM_PEERS_DIR=${MCODE_NPM_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mcode-peers/npm}
 MCODE_NPM_PEERS=(
+  @modelcontextprotocol/sdk@1.32.2
   @modelcontextprotocol/server-everything@2026.8.31
   @modelcontextprotocol/server-filesystem@2026.8.31
   @modelcontextprotocol/conformance@0.1.16
@@ -73,7 +74,7 @@ install_npm_peers() {
   local want="${MCODE_NPM_PEERS[*]}"
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
   if ! command -v npm >/dev/null 2>&1; then
-    echo "missing npm: the connector tests need it to install ${MCODE_NPM_PEERS[*]}" >&2
+    echo "missing npm: the MCP tests need it to install ${MCODE_NPM_PEERS[*]}" >&2
     return 0
   fi
   echo "installing npm test peers into $MCODE_NPM_PEERS_DIR" >&2

@@ -2,6 +2,7 @@
 //
 //	mcpbench serve            an MCP server over stdio (mcptest; MCPTEST_MODE, MCPTEST_COUNT)
 //	mcpbench list CMD ARGS…   the bare go-sdk client: start CMD, connect, list every tool, print the count
+//	mcpbench read N FILE CMD ARGS…   the go-sdk client: start CMD (mcode mcp serve), call read on FILE N times, one after another (P17)
 //
 // The second is the floor mcode's cold `connector tools` is compared with.
 package main
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,6 +43,19 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Println(n)
+	case "read":
+		if len(os.Args) < 5 {
+			fmt.Fprintln(os.Stderr, "usage: mcpbench read N FILE CMD [ARGS...]")
+			os.Exit(2)
+		}
+		n, err := strconv.Atoi(os.Args[2])
+		if err == nil {
+			err = read(n, os.Args[3], os.Args[4], os.Args[5:])
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcpbench read:", err)
+			os.Exit(1)
+		}
 	default:
 		fmt.Fprintf(os.Stderr, "mcpbench: unknown command %q\n", os.Args[1])
 		os.Exit(2)
@@ -66,4 +81,25 @@ func list(command string, args []string) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+func read(n int, file, command string, args []string) error {
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpbench", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(command, args...)}, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": file}}
+	for range n {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("read failed: %v", res.Content)
+		}
+	}
+	return nil
 }

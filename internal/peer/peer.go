@@ -46,14 +46,7 @@ func RequireFile(t testing.TB, path, pkg string) string {
 // fails) t.
 func NPM(t testing.TB, rel string) string {
 	t.Helper()
-	dir := os.Getenv("MCODE_NPM_PEERS_DIR")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			cache = filepath.Join(os.Getenv("HOME"), ".cache")
-		}
-		dir = filepath.Join(cache, "mcode-peers", "npm")
-	}
+	dir := NPMDir()
 	p := filepath.Join(dir, "node_modules", filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err == nil {
 		return p
@@ -63,4 +56,17 @@ func NPM(t testing.TB, rel string) string {
 	}
 	t.Skipf("npm peer %s is not installed in %s (scripts/peers.sh installs it); skipping", rel, dir)
 	return ""
+}
+
+// NPMDir is the folder scripts/peers.sh installs the npm peers into, for
+// a test that hands it to a Node program (which imports from it).
+func NPMDir() string {
+	if dir := os.Getenv("MCODE_NPM_PEERS_DIR"); dir != "" {
+		return dir
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = filepath.Join(os.Getenv("HOME"), ".cache")
+	}
+	return filepath.Join(cache, "mcode-peers", "npm")
 }

@@ -39,21 +39,21 @@ const (
 )
 
 var (
-	//go:embed spec/verify.md
+	//go:embed artifact_verify.md
 	verifyDescription string
-	//go:embed spec/verify.schema.json
+	//go:embed artifact_verify.schema.json
 	verifySchema string
-	//go:embed spec/fetch.md
+	//go:embed artifact_fetch.md
 	fetchDescription string
-	//go:embed spec/fetch.schema.json
+	//go:embed artifact_fetch.schema.json
 	fetchSchema string
-	//go:embed spec/extract.md
+	//go:embed artifact_extract.md
 	extractDescription string
-	//go:embed spec/extract.schema.json
+	//go:embed artifact_extract.schema.json
 	extractSchema string
-	//go:embed spec/sync.md
+	//go:embed artifact_sync.md
 	syncDescription string
-	//go:embed spec/sync.schema.json
+	//go:embed artifact_sync.schema.json
 	syncSchema string
 )
 

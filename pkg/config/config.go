@@ -25,6 +25,8 @@ type Config struct {
 	Trash                Trash                `mapstructure:"trash"`
 	Read                 Read                 `mapstructure:"read"`
 	Render               Render               `mapstructure:"render"`
+	Serve                Serve                `mapstructure:"serve"`
+	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
 }
 
@@ -163,6 +165,23 @@ type Render struct {
 	Fonts []string `mapstructure:"fonts"`
 }
 
+// Serve configures mcode mcp serve.
+type Serve struct {
+	// Token is the HTTP bearer token (MCODE_SERVE_TOKEN wins over it);
+	// empty: one is generated at start into MCODE_HOME/serve/token.
+	Token string `mapstructure:"token"`
+}
+
+// Batch configures mcode batch.
+type Batch struct {
+	// MaxParallel bounds the calls a batch runs at once; 0 is the CPU
+	// count. At most BatchMaxParallel.
+	MaxParallel int `mapstructure:"maxParallel"`
+}
+
+// BatchMaxParallel is the most calls a batch runs at once.
+const BatchMaxParallel = 8
+
 // Defaults is the configuration when nothing is set.
 func Defaults() Config {
 	return Config{
@@ -277,6 +296,10 @@ func (c *Config) Validate() []FieldError {
 	atLeast("read.maxImageWidth", int64(c.Read.MaxImageWidth), 1)
 	atLeast("read.maxImageHeight", int64(c.Read.MaxImageHeight), 1)
 	atLeast("read.maxImageBase64KiB", int64(c.Read.MaxImageBase64KiB), 1)
+	if c.Batch.MaxParallel < 0 || c.Batch.MaxParallel > BatchMaxParallel {
+		errs = append(errs, FieldError{Key: "batch.maxParallel", Expected: fmt.Sprintf("a number from 1 to %d, or 0 for the CPU count (at most %d)", BatchMaxParallel, BatchMaxParallel), Got: c.Batch.MaxParallel})
+	}
+
 	errs = append(errs, c.validateMcp()...)
 	if c.McpToolSearch.ThresholdPct < 0 || c.McpToolSearch.ThresholdPct > 1 {
 		errs = append(errs, FieldError{Key: "mcpToolSearch.thresholdPct", Expected: "a fraction between 0 and 1 (0.15 is 15%)", Got: c.McpToolSearch.ThresholdPct})

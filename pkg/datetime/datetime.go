@@ -41,9 +41,9 @@ type Result struct {
 }
 
 var (
-	//go:embed description.md
+	//go:embed datetime.md
 	description string
-	//go:embed schema.json
+	//go:embed datetime.schema.json
 	schema string
 	// zones.txt lists the IANA names of Go's time zone database
 	// (TestZoneListMatchesGo keeps it in step), for matching a name

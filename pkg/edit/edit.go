@@ -71,9 +71,9 @@ type Result struct {
 }
 
 var (
-	//go:embed edit_description.md
+	//go:embed edit.md
 	editDescription string
-	//go:embed edit_schema.json
+	//go:embed edit.schema.json
 	editSchema string
 )
 

@@ -59,9 +59,9 @@ type WriteResult struct {
 }
 
 var (
-	//go:embed write_description.md
+	//go:embed write.md
 	writeDescription string
-	//go:embed write_schema.json
+	//go:embed write.schema.json
 	writeSchema string
 )
 

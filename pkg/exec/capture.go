@@ -19,30 +19,48 @@ const (
 
 // capture reads a command's combined stdout and stderr from one pipe, so
 // both arrive in the order they were written, with memory bounded whatever
-// the volume: the first OutputCap bytes, a ring of the last OutputCap
-// bytes, and counts of the whole stream. Everything up to spoolCap goes
-// to the spool file as raw bytes.
+// the volume: the last OutputCap bytes and counts of the whole stream
+// (the spool keeps its start). Everything up to spoolCap goes to the spool
+// file as raw bytes.
+//
+// Every byte is copied once out of the pipe, into buf, and stays there
+// until later reads come round to it: buf is also the ring that keeps the
+// tail, so a flood costs a read, a count of its newlines and (while the
+// spool takes it) a write per chunk, and no other copy.
 type capture struct {
 	r        *os.File
 	spool    *os.File // nil once spooling stopped
 	spoolCap int64
 	done     chan struct{}
+	// buf is where reads land, at end; the OutputCap bytes before end
+	// (round the ring) are the tail, which no read overwrites.
+	buf []byte
 
 	mu         sync.Mutex
-	head       []byte
-	ring       []byte
-	ringEnd    int // where the next byte goes in ring
-	ringFull   bool
+	end        int
+	stopped    bool // finish gave up on a pipe held open: later reads do not count
 	bytes      int64
 	lines      int64
 	spoolBytes int64
 	spoolErr   error
 }
 
+const (
+	// floodRead is a read large enough to say the command writes fast.
+	floodRead = 8 << 10
+	// floodPause is the wait after such a read: short beside a person's
+	// patience, long enough for a fast writer to fill a good part of the
+	// pipe (pipeBufferSize) without blocking on it.
+	floodPause = 200 * time.Microsecond
+)
+
+// ringSize holds the largest read and the tail before it.
+const ringSize = 4*readBufferSize + OutputCap
+
 func newCapture(r, spool *os.File, spoolCap int64) *capture {
 	return &capture{
 		r: r, spool: spool, spoolCap: spoolCap, done: make(chan struct{}),
-		head: make([]byte, 0, OutputCap), ring: make([]byte, OutputCap),
+		buf: make([]byte, ringSize),
 	}
 }
 
@@ -50,14 +68,24 @@ func newCapture(r, spool *os.File, spoolCap int64) *capture {
 // stops it.
 func (c *capture) run() {
 	defer close(c.done)
-	buf := make([]byte, readBufferSize)
 	for {
-		n, err := c.r.Read(buf)
+		// Only this goroutine moves end, so it reads it without the
+		// lock; the bytes a read fills are in no tail.
+		end := c.end
+		room := c.buf[end:min(len(c.buf), end+readBufferSize)]
+		n, err := c.r.Read(room)
 		if n > 0 {
-			c.add(buf[:n])
+			c.add(end, n)
 		}
 		if err != nil {
 			break
+		}
+		if n >= floodRead && n < len(room) {
+			// The pipe is empty and the command writes fast: it would
+			// wake this reader for every write it makes. A pause lets
+			// the pipe fill, and the next read takes many writes at
+			// once. (A full read leaves more to read at once.)
+			proctree.Pause(floodPause)
 		}
 	}
 	c.r.Close()
@@ -71,15 +99,19 @@ func (c *capture) run() {
 	c.mu.Unlock()
 }
 
-func (c *capture) add(p []byte) {
+// add takes in the n bytes just read into buf at off.
+func (c *capture) add(off, n int) {
+	p := c.buf[off : off+n]
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.bytes += int64(len(p))
-	c.lines += int64(bytes.Count(p, []byte{'\n'}))
-	if len(c.head) < OutputCap {
-		c.head = append(c.head, p[:min(len(p), OutputCap-len(c.head))]...)
+	if c.stopped {
+		return
 	}
-	c.addRing(p)
+	c.bytes += int64(n)
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	if c.end = off + n; c.end == len(c.buf) {
+		c.end = 0
+	}
 	if c.spool != nil {
 		chunk := p[:min(int64(len(p)), c.spoolCap-c.spoolBytes)]
 		n, err := c.spool.Write(chunk)
@@ -94,23 +126,6 @@ func (c *capture) add(p []byte) {
 	}
 }
 
-func (c *capture) addRing(p []byte) {
-	if len(p) >= len(c.ring) {
-		copy(c.ring, p[len(p)-len(c.ring):])
-		c.ringEnd, c.ringFull = 0, true
-		return
-	}
-	n := copy(c.ring[c.ringEnd:], p)
-	if n < len(p) {
-		copy(c.ring, p[n:])
-		c.ringFull = true
-	}
-	c.ringEnd = (c.ringEnd + len(p)) % len(c.ring)
-	if c.ringEnd == 0 {
-		c.ringFull = true
-	}
-}
-
 // finish stops reading once the pipe has been quiet for drain after the
 // command's processes are gone (a writer outside the tree could hold it
 // open forever), and waits for the reader.
@@ -120,8 +135,15 @@ func (c *capture) finish(drain time.Duration) {
 		return
 	case <-time.After(drain):
 	}
-	_ = c.r.SetReadDeadline(time.Now())
-	<-c.done
+	if c.r.SetReadDeadline(time.Now()) == nil {
+		<-c.done
+		return
+	}
+	// A blocking pipe has no deadline: its reader is left waiting (the
+	// supervisor exits right after), and counts nothing more.
+	c.mu.Lock()
+	c.stopped = true
+	c.mu.Unlock()
 }
 
 // settle waits, at most limit, for the capture to take in what is already
@@ -161,12 +183,13 @@ func (c *capture) stats() outputStats {
 }
 
 func (c *capture) tailLocked() []byte {
-	if !c.ringFull {
-		return bytes.Clone(c.ring[:c.ringEnd])
+	n := int(min(c.bytes, OutputCap))
+	if n <= c.end {
+		return bytes.Clone(c.buf[c.end-n : c.end])
 	}
-	out := make([]byte, 0, len(c.ring))
-	out = append(out, c.ring[c.ringEnd:]...)
-	return append(out, c.ring[:c.ringEnd]...)
+	out := make([]byte, 0, n)
+	out = append(out, c.buf[len(c.buf)-(n-c.end):]...)
+	return append(out, c.buf[:c.end]...)
 }
 
 // outputStats are the counts of a command's whole output.

@@ -55,7 +55,7 @@ func startJob(spec jobSpec) (*job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the output spool: %w", err)
 	}
-	r, w, err := os.Pipe()
+	r, w, err := proctree.BlockingPipe()
 	if err != nil {
 		spool.Close()
 		return nil, err
@@ -109,13 +109,17 @@ func (j *job) waitMain(d time.Duration) bool {
 // shell, and orphans re-parented to the owner) and all their descendants.
 // Dead children of the owner are reaped on the way.
 func (j *job) members() []proctree.Proc {
-	self := os.Getpid()
-	roots := proctree.Children(self)
+	var roots []int
 	select {
 	case <-j.mainDone:
+		if !proctree.HasChildren() {
+			return nil // the common end: the shell left nothing behind
+		}
 	default:
-		roots = append(roots, j.pid) // where childrenOf cannot see it
+		roots = append(roots, j.pid) // where Children cannot see it
 	}
+	self := os.Getpid()
+	roots = append(roots, proctree.Children(self)...)
 	var live []proctree.Proc
 	seen := map[int]bool{}
 	for len(roots) > 0 {

@@ -171,8 +171,10 @@ type supervisor struct {
 	ctl    *os.File
 	events chan event
 	exited chan struct{}
-	start  uint64
 	dir    string
+	// startTime reads the supervisor's start time, which names it in
+	// meta.json even after its pid is reused, when meta.json is written.
+	startTime func() uint64
 }
 
 // supervisorExitWait bounds the wait for a supervisor that has sent its
@@ -237,9 +239,10 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 		return nil, fmt.Errorf("starting the supervisor %s: %w", exe, err)
 	}
 	s := &supervisor{cmd: cmd, ctl: ctlW, events: make(chan event, 4), exited: make(chan struct{}), dir: rs.taskDir}
-	if p, ok := proctree.Read(cmd.Process.Pid); ok {
-		s.start = p.Start
-	}
+	s.startTime = sync.OnceValue(func() uint64 {
+		p, _ := proctree.Read(cmd.Process.Pid)
+		return p.Start
+	})
 	go func() {
 		_ = cmd.Wait() // reaps it if it ends while this process lives
 		close(s.exited)
@@ -262,6 +265,14 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 		return nil, fmt.Errorf("sending the spec to the supervisor: %w", err)
 	}
 	return s, nil
+}
+
+// writeMeta records the task, naming its supervisor (read only now: a
+// foreground call that ends in time never needs it, and reading another
+// process's /proc entry costs the kernel work when it is reaped).
+func (s *supervisor) writeMeta(m taskMeta) error {
+	m.SupervisorStart = s.startTime()
+	return writeMeta(s.dir, m)
 }
 
 // send writes one control command; a supervisor that is gone is ignored.
@@ -320,13 +331,13 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 	rs.result.PID = ev.PID
 	meta := taskMeta{
 		ID: rs.job.ID, Command: rs.job.Command, Cwd: rs.job.Dir, Shell: rs.job.Shell,
-		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.cmd.Process.Pid, SupervisorStart: s.start,
+		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.cmd.Process.Pid,
 		StartedAt: time.Now(), TimeoutS: pl.limit.Seconds(),
 		EnvSanitize: rs.result.EnvSanitize, EnvRemoved: rs.result.EnvRemoved,
 	}
 	if pl.invocation == ExplicitBackground {
 		meta.Background, meta.Kind = true, KindBackground
-		if err := writeMeta(rs.taskDir, meta); err != nil {
+		if err := s.writeMeta(meta); err != nil {
 			s.send(cmdStop)
 			return nil, fmt.Errorf("recording the task: %w", err)
 		}
@@ -351,7 +362,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			return nil, fmt.Errorf("task %s: %w", rs.job.ID, s.failure(ev)), true
 		case ev.Event == evKept:
 			meta.Background, meta.Kind = true, KindLeftovers
-			if err := writeMeta(rs.taskDir, meta); err != nil {
+			if err := s.writeMeta(meta); err != nil {
 				s.send(cmdStop)
 				return nil, fmt.Errorf("recording the task: %w", err), true
 			}
@@ -387,7 +398,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			default:
 			}
 			meta.Background, meta.Kind = true, KindAuto
-			if err := writeMeta(rs.taskDir, meta); err != nil {
+			if err := s.writeMeta(meta); err != nil {
 				auto = nil // keep waiting in the foreground
 				rs.note("could not hand the command to the background (%v); waited for it instead", err)
 				continue
@@ -413,7 +424,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 					}
 				case <-giveUp.C:
 					meta.Background, meta.Kind = true, KindAuto // so task stop can reach it
-					_ = writeMeta(rs.taskDir, meta)
+					_ = s.writeMeta(meta)
 					return nil, &tool.Error{Code: tool.CodeInterrupted,
 						Message: fmt.Sprintf("command told to stop, but its supervisor (pid %d) has not confirmed it after %s", meta.SupervisorPID, stopWait),
 						Hint:    fmt.Sprintf("end it with mcode task stop %s", meta.ID)}

@@ -89,9 +89,9 @@ type Out struct {
 }
 
 var (
-	//go:embed description.md
+	//go:embed extract.md
 	description string
-	//go:embed schema.json
+	//go:embed extract.schema.json
 	schema string
 )
 

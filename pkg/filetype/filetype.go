@@ -78,9 +78,9 @@ type File struct {
 }
 
 var (
-	//go:embed description.md
+	//go:embed filetype.md
 	description string
-	//go:embed schema.json
+	//go:embed filetype.schema.json
 	schema string
 )
 

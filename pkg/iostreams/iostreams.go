@@ -76,6 +76,11 @@ type ctxReader struct {
 	r   io.Reader
 }
 
+// Unwrap is the reader underneath, for a caller that reads a long stream
+// and ends its reads itself (mcp serve): each Read here costs a goroutine
+// and a buffer.
+func (c ctxReader) Unwrap() io.Reader { return c.r }
+
 func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err

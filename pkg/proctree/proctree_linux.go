@@ -4,11 +4,14 @@ package proctree
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"os"
 	ossignal "os/signal"
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,9 +58,14 @@ var inheritedOnce sync.Once
 // Descriptors this process inherited without that flag (a caller's pipe)
 // would otherwise pass to the command, and a daemon it leaves behind
 // could hold the caller's pipe open for ever. Go opens its own with the
-// flag set, so doing it once is enough.
+// flag set, so doing it once is enough. close_range(2) does it in one
+// call; listing /proc/self/fd (kernels before 5.11) leaves a dentry per
+// descriptor that the kernel walks again when this process is reaped.
 func CloseInheritedFDs() {
 	inheritedOnce.Do(func() {
+		if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
+			return
+		}
 		f, err := os.Open("/proc/self/fd")
 		if err != nil {
 			return
@@ -70,6 +78,15 @@ func CloseInheritedFDs() {
 			}
 		}
 	})
+}
+
+// HasChildren says whether this process has a child, living or not yet
+// reaped, without reading /proc: waitid answers ECHILD only when there is
+// none. A subreaper with no child has no living descendant either.
+func HasChildren() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
+	return !errors.Is(err, unix.ECHILD)
 }
 
 // SessionAttr starts the shell in its own session, so its own process group
@@ -224,6 +241,26 @@ func ForceKill(pid int) {
 func Reap(pid int) {
 	var ws unix.WaitStatus
 	_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+}
+
+// BlockingPipe is a pipe whose ends block, outside Go's poller: a reader
+// that only ever waits on it spends one read per chunk instead of a read,
+// a poll and a wake-up through the scheduler. Its reads take no deadline.
+func BlockingPipe() (r, w *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+}
+
+// Pause sleeps in the kernel, without a Go timer: a pause of
+// microseconds then costs one system call and no wake-up of another
+// thread.
+func Pause(d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+	}
 }
 
 // GrowPipe enlarges a pipe's buffer so a chatty command blocks less often

@@ -5,6 +5,7 @@ package proctree
 import (
 	"os"
 	"syscall"
+	"time"
 )
 
 // Off Linux there is no child subreaper and no /proc: a job is its main
@@ -38,6 +39,9 @@ func Read(pid int) (Proc, bool) { return Proc{PID: pid, State: 'R'}, true }
 
 func Children(pid int) []int { return nil }
 
+// HasChildren cannot look: it says there may be some.
+func HasChildren() bool { return true }
+
 func AllPIDs() []int { return nil }
 
 func HasEnv(pid int, kv string) bool { return false }
@@ -57,6 +61,10 @@ func ForceKill(pid int) {
 }
 
 func Reap(pid int) {}
+
+func BlockingPipe() (r, w *os.File, err error) { return os.Pipe() }
+
+func Pause(d time.Duration) { time.Sleep(d) }
 
 func GrowPipe(f *os.File, size int) {}
 

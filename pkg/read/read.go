@@ -170,9 +170,9 @@ type Image struct {
 }
 
 var (
-	//go:embed description.md
+	//go:embed read.md
 	description string
-	//go:embed schema.json
+	//go:embed read.schema.json
 	schema string
 )
 

@@ -82,9 +82,9 @@ type Result struct {
 }
 
 var (
-	//go:embed description.md
+	//go:embed render.md
 	description string
-	//go:embed schema.json
+	//go:embed render.schema.json
 	schema string
 )
 

@@ -77,9 +77,13 @@ func parseIndex(data []byte, hashSize int) (names []string, shared string, err e
 	if uint64(count) > uint64(end)/uint64(indexStatSize) {
 		return nil, "", errIndex
 	}
-	names = make([]string, 0, count)
+	// The names go into one buffer, then one string that every name is a
+	// slice of: an index of 100,000 entries costs a handful of
+	// allocations, not one per entry.
+	arena := make([]byte, 0, min(len(data), int(count)*48))
+	ends := make([]int, 0, count)
 	off := 12
-	var prev []byte
+	prevLen := 0 // v4: the length of the previous name, the last in arena
 	for n := uint32(0); n < count; n++ {
 		start := off
 		fixed := indexStatSize + hashSize + 2
@@ -94,10 +98,9 @@ func parseIndex(data []byte, hashSize int) (names []string, shared string, err e
 			}
 			off += 2
 		}
-		var name []byte
 		if version == 4 {
 			strip, w := decodeVarint(data[off:end])
-			if w == 0 || strip > uint64(len(prev)) {
+			if w == 0 || strip > uint64(prevLen) {
 				return nil, "", errIndex
 			}
 			off += w
@@ -105,9 +108,13 @@ func parseIndex(data []byte, hashSize int) (names []string, shared string, err e
 			if nul < 0 {
 				return nil, "", errIndex
 			}
-			name = append(prev[:len(prev)-int(strip):len(prev)-int(strip)], data[off:off+nul]...)
+			// The name is the previous one less its last strip bytes,
+			// then these: built at the arena's end from the one before.
+			last := len(arena)
+			arena = append(arena, arena[last-prevLen:last-int(strip)]...)
+			arena = append(arena, data[off:off+nul]...)
+			prevLen = len(arena) - last
 			off += nul + 1
-			prev = name
 		} else {
 			nlen := int(flags & flagNameMask)
 			if nlen == flagNameMask {
@@ -116,14 +123,21 @@ func parseIndex(data []byte, hashSize int) (names []string, shared string, err e
 			if nlen < 0 || off+nlen > end {
 				return nil, "", errIndex
 			}
-			name = data[off : off+nlen]
+			arena = append(arena, data[off:off+nlen]...)
 			// Entries are padded with 1 to 8 NULs to a multiple of 8.
 			off = start + ((off - start + nlen + 8) &^ 7)
 			if off > end {
 				return nil, "", errIndex
 			}
 		}
-		names = append(names, string(name))
+		ends = append(ends, len(arena))
+	}
+	all := string(arena)
+	names = make([]string, len(ends))
+	from := 0
+	for i, e := range ends {
+		names[i] = all[from:e]
+		from = e
 	}
 	// Extensions: a 4-byte signature and a 4-byte size each.
 	for off+8 <= end {

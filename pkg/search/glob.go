@@ -67,10 +67,13 @@ type globWorker struct {
 }
 
 type globRun struct {
-	p       GlobParams
-	t       *target
-	prefix  string // the pattern's literal folder part ("" for none)
-	depth   int    // path segments the pattern spans; -1 with "**"
+	p      GlobParams
+	t      *target
+	prefix string // the pattern's literal folder part ("" for none)
+	depth  int    // path segments the pattern spans; -1 with "**"
+	// suffix is set for the commonest pattern, "**/*" and a plain ending
+	// ("**/*.go"): it matches exactly the paths whose name ends so.
+	suffix  string
 	workers []globWorker
 	walk    *walker
 }
@@ -140,6 +143,7 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 	if !strings.Contains(p.Pattern, "**") {
 		g.depth = strings.Count(p.Pattern, "/") + 1
 	}
+	g.suffix = anyNameEnding(p.Pattern)
 	n := workerCount()
 	g.workers = make([]globWorker, n)
 	g.walk = newWalker(t.base, t.git, n, g)
@@ -162,8 +166,25 @@ func (g *globRun) enterDir(rel, name string) bool {
 	return true
 }
 
+// anyNameEnding is LIT for a pattern "**/*LIT" whose LIT has no wildcard
+// or separator, else "". Such a pattern matches a path, at any depth, iff
+// its last name ends in LIT: a suffix test stands in for doublestar.
+func anyNameEnding(pattern string) string {
+	lit, ok := strings.CutPrefix(pattern, "**/*")
+	if !ok || lit == "" || strings.ContainsAny(lit, "*?[]{}\\/") {
+		return ""
+	}
+	return lit
+}
+
 func (g *globRun) wantFile(rel, name string) bool {
-	return g.p.Type == TypeFile && doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel))
+	if g.p.Type != TypeFile {
+		return false
+	}
+	if g.suffix != "" {
+		return strings.HasSuffix(name, g.suffix)
+	}
+	return doublestar.MatchUnvalidated(g.p.Pattern, g.t.fromRoot(rel))
 }
 
 func (g *globRun) file(wk *worker, d dirHandle, rel, name string, typ entryType) {

@@ -20,13 +20,13 @@ const (
 const Timeout = 30 * time.Second
 
 var (
-	//go:embed grep_description.md
+	//go:embed grep.md
 	grepDescription string
-	//go:embed grep_schema.json
+	//go:embed grep.schema.json
 	grepSchema string
-	//go:embed glob_description.md
+	//go:embed glob.md
 	globDescription string
-	//go:embed glob_schema.json
+	//go:embed glob.schema.json
 	globSchema string
 )
 

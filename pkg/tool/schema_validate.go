@@ -25,8 +25,8 @@ type validator struct {
 }
 
 func compileSchema(name string, raw json.RawMessage) (*validator, error) {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := decodeSchema(raw)
+	if err != nil {
 		return nil, fmt.Errorf("schema of %s is not JSON Schema: %w", name, err)
 	}
 	r, err := s.Resolve(nil)

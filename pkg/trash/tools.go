@@ -42,25 +42,25 @@ const (
 )
 
 var (
-	//go:embed spec/rm.md
+	//go:embed rm.md
 	rmDescription string
-	//go:embed spec/rm.schema.json
+	//go:embed rm.schema.json
 	rmSchema string
-	//go:embed spec/put.md
+	//go:embed trash_put.md
 	putDescription string
-	//go:embed spec/put.schema.json
+	//go:embed trash_put.schema.json
 	putSchema string
-	//go:embed spec/list.md
+	//go:embed trash_list.md
 	listDescription string
-	//go:embed spec/list.schema.json
+	//go:embed trash_list.schema.json
 	listSchema string
-	//go:embed spec/restore.md
+	//go:embed trash_restore.md
 	restoreDescription string
-	//go:embed spec/restore.schema.json
+	//go:embed trash_restore.schema.json
 	restoreSchema string
-	//go:embed spec/empty.md
+	//go:embed trash_empty.md
 	emptyDescription string
-	//go:embed spec/empty.schema.json
+	//go:embed trash_empty.schema.json
 	emptySchema string
 )
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Programs that fetch from the network.
-var downloaders = set("curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request")
+var downloaders = lazySet("curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request")
 
 // dangerous records the known dangerous forms of one simple command.
 func (a *analyzer) dangerous(c Command, opts Options) {
@@ -282,7 +282,7 @@ func hasDownload(s *scope, n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 			words, _ := s.words(c.Args)
 			inner, _ := unwrapAll(words)
-			if len(inner) > 0 && downloaders[path.Base(inner[0])] {
+			if len(inner) > 0 && downloaders()[path.Base(inner[0])] {
 				found = true
 			}
 		}

@@ -317,7 +317,7 @@ func (s *scope) follow(v argv, via []string, hops int) {
 		}
 		return
 	case name == "watch":
-		if rest := skipOptions(words[1:], watchValued); len(rest) > 0 {
+		if rest := skipOptions(words[1:], watchValued()); len(rest) > 0 {
 			s.a.script(strings.Join(rest, " "), appendVia(via, "watch"), s.depth+1)
 		}
 		return
@@ -339,7 +339,7 @@ func (s *scope) follow(v argv, via []string, hops int) {
 	inner, label, split := unwrap(words)
 	switch {
 	case inner == nil:
-		if _, wraps := wrappers[name]; wraps && v.fromStdin {
+		if _, wraps := wrappers()[name]; wraps && v.fromStdin {
 			s.a.unjudgeable("xargs supplies the command %s runs at run time", name)
 		}
 	case split != "": // env -S 'cmd args'

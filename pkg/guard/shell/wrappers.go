@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // A wrapper runs the command in its operands. Each entry says which of
@@ -14,6 +15,12 @@ type wrapper struct {
 	noCommand map[string]bool
 }
 
+// lazySet is set built on first use: package-level word lists then cost
+// nothing at start-up, which every mcode command pays.
+func lazySet(s ...string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool { return set(s...) })
+}
+
 func set(s ...string) map[string]bool {
 	m := make(map[string]bool, len(s))
 	for _, v := range s {
@@ -22,45 +29,47 @@ func set(s ...string) map[string]bool {
 	return m
 }
 
-var wrappers = map[string]wrapper{
-	"env":     {valued: set("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0")},
-	"command": {noCommand: set("-v", "-V")},
-	"builtin": {},
-	"exec":    {valued: set("-a")},
-	"nohup":   {},
-	"timeout": {valued: set("-s", "--signal", "-k", "--kill-after"), operand: 1},
-	"nice":    {valued: set("-n", "--adjustment")},
-	"ionice":  {valued: set("-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"), noCommand: set("-p", "--pid", "-P", "--pgid", "-u", "--uid")},
-	"setsid":  {},
-	"stdbuf":  {valued: set("-i", "--input", "-o", "--output", "-e", "--error")},
-	"time":    {valued: set("-f", "--format", "-o", "--output")},
-	"xargs": {valued: set("-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-I", "--replace", "-L", "--max-lines",
-		"-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var")},
-	"sudo": {valued: set("-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt",
-		"-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user", "-R", "--chroot"),
-		noCommand: set("-l", "--list", "-v", "--validate", "-k", "-K", "--remove-timestamp", "-V", "--version", "-e", "--edit")},
-	"doas":       {valued: set("-u", "-C")},
-	"busybox":    {},
-	"chroot":     {valued: set("--userspec", "--groups"), operand: 1},
-	"flock":      {valued: set("-w", "--timeout", "-E", "--conflict-exit-code"), operand: 1},
-	"strace":     {valued: set("-e", "-o", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X")},
-	"unshare":    {valued: set("--setuid", "--setgid", "--root", "--wd", "-S", "-G", "-R", "-w")},
-	"caffeinate": {valued: set("-t", "-w")},
-	"chrt":       {operand: 1, noCommand: set("-p", "--pid")},
-	"taskset":    {operand: 1, noCommand: set("-p", "--pid")},
-	"nsenter":    {valued: set("-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd", "-r", "--root")},
-	"runuser":    {valued: set("-u", "--user", "-g", "--group", "-G", "--supp-group")},
-}
+var wrappers = sync.OnceValue(func() map[string]wrapper {
+	return map[string]wrapper{
+		"env":     {valued: set("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0")},
+		"command": {noCommand: set("-v", "-V")},
+		"builtin": {},
+		"exec":    {valued: set("-a")},
+		"nohup":   {},
+		"timeout": {valued: set("-s", "--signal", "-k", "--kill-after"), operand: 1},
+		"nice":    {valued: set("-n", "--adjustment")},
+		"ionice":  {valued: set("-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"), noCommand: set("-p", "--pid", "-P", "--pgid", "-u", "--uid")},
+		"setsid":  {},
+		"stdbuf":  {valued: set("-i", "--input", "-o", "--output", "-e", "--error")},
+		"time":    {valued: set("-f", "--format", "-o", "--output")},
+		"xargs": {valued: set("-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-I", "--replace", "-L", "--max-lines",
+			"-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var")},
+		"sudo": {valued: set("-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt",
+			"-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user", "-R", "--chroot"),
+			noCommand: set("-l", "--list", "-v", "--validate", "-k", "-K", "--remove-timestamp", "-V", "--version", "-e", "--edit")},
+		"doas":       {valued: set("-u", "-C")},
+		"busybox":    {},
+		"chroot":     {valued: set("--userspec", "--groups"), operand: 1},
+		"flock":      {valued: set("-w", "--timeout", "-E", "--conflict-exit-code"), operand: 1},
+		"strace":     {valued: set("-e", "-o", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X")},
+		"unshare":    {valued: set("--setuid", "--setgid", "--root", "--wd", "-S", "-G", "-R", "-w")},
+		"caffeinate": {valued: set("-t", "-w")},
+		"chrt":       {operand: 1, noCommand: set("-p", "--pid")},
+		"taskset":    {operand: 1, noCommand: set("-p", "--pid")},
+		"nsenter":    {valued: set("-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd", "-r", "--root")},
+		"runuser":    {valued: set("-u", "--user", "-g", "--group", "-G", "--supp-group")},
+	}
+})
 
 // watchValued are watch's options that take a value.
-var watchValued = set("-n", "--interval", "-d", "--differences", "-q", "--equexit", "--shell")
+var watchValued = lazySet("-n", "--interval", "-d", "--differences", "-q", "--equexit", "--shell")
 
 // unwrap strips one wrapper: inner are the command's words it runs (nil
 // when words[0] is no wrapper or runs nothing), label names the wrapper,
 // split is the command line of env -S (a string to parse).
 func unwrap(words []string) (inner []string, label, split string) {
 	name := path.Base(words[0])
-	w, ok := wrappers[name]
+	w, ok := wrappers()[name]
 	if !ok {
 		return nil, "", ""
 	}
@@ -177,17 +186,17 @@ func isNumber(s string) bool {
 }
 
 // Shells whose -c takes a script.
-var shells = set("bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash", "pdksh", "posh", "rbash", "fish")
+var shells = lazySet("bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash", "pdksh", "posh", "rbash", "fish")
 
-func isShell(name string) bool { return shells[name] }
+func isShell(name string) bool { return shells()[name] }
 
 // Interpreters that run a script from stdin when given none.
-var interpreters = set("python", "python2", "python3", "perl", "ruby", "node", "php", "lua", "Rscript", "tclsh")
+var interpreters = lazySet("python", "python2", "python3", "perl", "ruby", "node", "php", "lua", "Rscript", "tclsh")
 
 // isSink names what runs code it is fed: shells, interpreters, eval,
 // source.
 func isSink(name string) bool {
-	return shells[name] || interpreters[name] || name == "eval" || name == "source" || name == "."
+	return shells()[name] || interpreters()[name] || name == "eval" || name == "source" || name == "."
 }
 
 // Where a shell takes its script from.
@@ -200,7 +209,7 @@ const (
 	fromMissing               // -c with no script: someone supplies it at run time (xargs)
 )
 
-var shellValued = set("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
+var shellValued = lazySet("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 
 // shellScript finds where a shell's script comes from, and the index of
 // the -c script or the file operand.
@@ -219,7 +228,7 @@ func shellScript(words []string) (source, int) {
 			}
 			return fromFile, i + 1
 		}
-		if shellValued[arg] {
+		if shellValued()[arg] {
 			i++
 			continue
 		}
@@ -250,10 +259,10 @@ func shellScript(words []string) (source, int) {
 func readsStdin(words []string) bool {
 	name := path.Base(words[0])
 	switch {
-	case shells[name]:
+	case shells()[name]:
 		src, _ := shellScript(words)
 		return src == fromStdin
-	case interpreters[name]:
+	case interpreters()[name]:
 		return len(words) == 1 || words[1] == "-"
 	case name == "source" || name == ".":
 		return len(words) > 1 && (words[1] == "/dev/stdin" || words[1] == "/proc/self/fd/0" || words[1] == "/dev/fd/0")

@@ -1,0 +1,174 @@
+// Package mcpserve serves mcode's tools to MCP clients, over stdio or
+// streamable HTTP, with github.com/modelcontextprotocol/go-sdk. Every
+// tools/call goes through the caller's one call path (the dispatcher); this
+// package adds only what a long-lived server needs: arrival-ordered
+// scheduling of sequential tools, the MCP shape of a result, and, for HTTP,
+// the loopback, token and Host/Origin checks.
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Caller is the one call path (a *dispatch.Dispatcher): the tools this
+// agent and role may call, and a call of one of them, every outcome an
+// envelope.
+type Caller interface {
+	Do(ctx context.Context, r dispatch.Request) *tool.Envelope
+	List(ctx context.Context) ([]*tool.Tool, error)
+}
+
+// Options configure a Server.
+type Options struct {
+	Name, Version string
+	// Logger takes the server's log lines (stderr); nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Server is mcode's MCP server: one tool set, any number of sessions.
+type Server struct {
+	caller    Caller
+	mcp       *mcp.Server
+	sched     *scheduler
+	modes     map[string]bool // tool name -> sequential
+	approvals approvals
+	// ctx ends every call in flight when the server shuts down; wg waits
+	// for them (and so for their processes) to end.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New lists the caller's tools once and registers each with the MCP
+// server, with the same name, description and input schema as
+// `mcode tools list --format mcp`.
+func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
+	tools, err := caller.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{caller: caller, sched: newScheduler(), modes: map[string]bool{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Logger: logger,
+		// Tools are the whole offer: no logging capability, and the tool
+		// list is fixed for the life of the server.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, t := range tools {
+		def, err := t.Definition()
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		s.modes[def.Name] = def.Mode != tool.Parallel
+		s.mcp.AddTool(&mcp.Tool{
+			Name:        def.Name,
+			Description: def.Description,
+			InputSchema: def.InputSchema,
+			Annotations: Annotations(t),
+		}, s.handler(def.Name))
+	}
+	return s, nil
+}
+
+// Annotations are the MCP hints of a tool, from its declared facts (the
+// same as tools list --format mcp shows).
+func Annotations(t *tool.Tool) *mcp.ToolAnnotations {
+	f := t.Facts
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint: f.ReadOnly, DestructiveHint: &f.Destructive,
+		IdempotentHint: f.Idempotent, OpenWorldHint: &f.OpenWorld,
+	}
+}
+
+// handler runs one tools/call: it waits for the call's turn, then calls
+// the tool through the dispatcher and shapes the envelope for MCP.
+func (s *Server) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.wg.Add(1)
+		defer s.wg.Done()
+		ctx, stop := mergeCancel(ctx, s.ctx)
+		defer stop()
+		sl := s.sched.claim(ticketOf(req.Params.Meta))
+		if sl == nil {
+			sl = s.sched.admitClaimed(s.modes[name])
+		}
+		defer sl.release()
+		args := req.Params.Arguments
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage("{}")
+		}
+		if err := sl.wait(ctx); err != nil {
+			return Result(tool.NewEnvelope(name, nil, cancelled())), nil
+		}
+		key := callKey(name, args)
+		approval, _ := req.Params.Meta[approvalKey].(string)
+		if approval == "" {
+			approval = s.approvals.lookup(key)
+		}
+		env := s.caller.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: approval})
+		s.approvals.settle(key, env)
+		return Result(env), nil
+	}
+}
+
+// cancelled is the error of a call stopped before it started.
+func cancelled() *tool.Error {
+	return &tool.Error{Code: tool.CodeInterrupted, Message: "the call was cancelled before it started",
+		Hint: "call the tool again if it is still needed"}
+}
+
+// mergeCancel is ctx, also cancelled when other is.
+func mergeCancel(ctx, other context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(other, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// Shutdown cancels every call in flight and waits until each has ended,
+// its processes included.
+func (s *Server) Shutdown() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+// ServeStdio serves one session on in and out (newline-delimited JSON-RPC)
+// until in ends or ctx is cancelled; then it cancels the calls in flight
+// and waits for them.
+func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	defer s.Shutdown()
+	// The SDK's Close waits for the calls in flight: a signal must end
+	// them first.
+	defer context.AfterFunc(ctx, s.cancel)()
+	t := &orderedTransport{inner: &lineTransport{r: in, w: out}, s: s}
+	// Run, without its error log line for a cancelled context: a signal
+	// is the normal end of a server.
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-ended
+		return nil
+	}
+}

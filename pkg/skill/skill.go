@@ -1,0 +1,106 @@
+// Package skill writes SKILL.md, the Agent Skills guide that teaches a
+// model to use mcode from bash, from the tools this agent and role may
+// call, so it is never stale.
+package skill
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// Name is the skill's name, and the folder --install writes it in.
+const Name = "mcode"
+
+// FileName is the file of a skill in the Agent Skills format.
+const FileName = "SKILL.md"
+
+// description is the front matter's description: what the skill is and
+// when to use it (Agent Skills: at most 1024 characters).
+const description = "Use the mcode CLI from bash to read, search, write, edit and delete files and to run commands and background tasks, each call printing one JSON result with limited output, stable error codes and exit codes. Use it instead of cat, grep, find, sed -i and rm in a coding task."
+
+//go:embed skill.md
+var source string
+
+// page is parsed on first use: other commands do not pay for it.
+var page = sync.OnceValues(func() (*template.Template, error) {
+	return template.New(FileName).Option("missingkey=error").Parse(source)
+})
+
+// Entry is one tool as the guide lists it.
+type Entry struct {
+	Name, Usage, Summary string
+	Mode                 tool.Mode
+}
+
+// Data is what the guide is rendered from.
+type Data struct {
+	Agent, Role    string
+	Tools          []Entry
+	MaxInlineKiB   int
+	AutoBackground time.Duration
+}
+
+type exitCode struct {
+	Code          int
+	Meaning, Next string
+}
+
+var exitCodes = []exitCode{
+	{tool.ExitOK, "ok", "read `output`"},
+	{tool.ExitFailure, "the tool failed (`error.code` says how)", "follow `error.hint`"},
+	{tool.ExitUsage, "usage: a wrong flag, argument or parameter", "fix the call; `mcode COMMAND --help`"},
+	{tool.ExitApprovalRequired, "approval required", "ask a person (see Approvals)"},
+	{tool.ExitDenied, "denied by a rule, the agent profile or the role", "do it another way"},
+	{tool.ExitTimeout, "timed out", "raise `--timeout`, narrow the call, or run it in the background"},
+	{tool.ExitInterrupted, "interrupted by a signal", "run it again if still needed"},
+}
+
+// Render writes the guide.
+func Render(d Data) (string, error) {
+	tpl, err := page()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	err = tpl.Execute(&b, struct {
+		Data
+		Name, Description string
+		ExitCodes         []exitCode
+	}{d, Name, description, exitCodes})
+	return b.String(), err
+}
+
+// Summary is the first sentence of a tool's description, on one line.
+func Summary(desc string) string {
+	para, _, _ := strings.Cut(strings.TrimSpace(desc), "\n\n")
+	para = strings.Join(strings.Fields(para), " ")
+	for i := 0; i < len(para); i++ {
+		if para[i] == '.' && (i+1 == len(para) || para[i+1] == ' ') {
+			return para[:i+1]
+		}
+	}
+	return para
+}
+
+// Install writes the guide to dir/mcode/SKILL.md atomically and returns
+// the file's path.
+func Install(dir, text string) (string, error) {
+	folder := filepath.Join(dir, Name)
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return "", fmt.Errorf("creating %s: %w", folder, err)
+	}
+	path := filepath.Join(folder, FileName)
+	if err := fsutil.WriteFileAtomic(path, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("writing %s: %w", path, err)
+	}
+	return path, nil
+}
