@@ -16,6 +16,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/extract"
 	"github.com/mcode-dev/mcode/pkg/filetype"
 	"github.com/mcode-dev/mcode/pkg/read"
+	"github.com/mcode-dev/mcode/pkg/render"
 	"github.com/mcode-dev/mcode/pkg/search"
 	"github.com/mcode-dev/mcode/pkg/skills"
 	"github.com/mcode-dev/mcode/pkg/todo"
@@ -48,6 +49,7 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		trash.EmptyTool(),
 		trash.PutTool(),
 		datetime.Tool(),
+		render.Tool(),
 		artifact.VerifyTool(), artifact.FetchTool(), artifact.ExtractTool(), artifact.SyncTool(),
 		extract.Tool(),
 		filetype.Tool(),

@@ -338,6 +338,34 @@ if want X2; then
   fi
   bench X2 "mcode skills list (200 skills)" "cd $sk && $MCODE skills list" "head -n 4" "cd $sk && head -q -n 4 .mcode/skills/*/SKILL.md"
 fi
+
+if want P15; then
+  # A 200-page Markdown document (LibreOffice lays the docx out on 200
+  # pages, the PDF render on 230): 125 sections, every
+  # one with headings, paragraphs, nested lists, a table and code; the
+  # sections are also slides (--- between them).
+  need pandoc
+  doc=$work/render-big.md
+  awk 'BEGIN {
+    para = "Lorem ipsum dolor sit amet, **consectetur** adipiscing elit, sed do *eiusmod* tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud `exercitation` ullamco laboris nisi ut aliquip ex ea commodo consequat."
+    print "---\ntitle: Benchmark document\n---\n"
+    for (s = 1; s <= 125; s++) {
+      printf "# Section %d\n\n", s
+      for (p = 0; p < 4; p++) print para " " para "\n"
+      printf "## Details %d\n\n", s
+      for (i = 1; i <= 6; i++) { printf "- item %d of section %d\n  - nested point with [a link](https://example.com/%d)\n", i, s, i }
+      print "\n| Name | Qty | Price | Share |\n|------|----:|------:|------:|"
+      for (r = 1; r <= 12; r++) printf "| row %d | %d | $%d.50 | %d%% |\n", r, r * 7, r, r * 3
+      print "\n```go\nfunc section() int {\n\treturn 42\n}\n```\n"
+      for (p = 0; p < 4; p++) print para "\n"
+      print "---\n"
+    }
+  }' >"$doc"
+  bench P15 "render docx, 200-page Markdown" "$MCODE --root $work render docx $doc --out $work/big-m.docx" "pandoc" "pandoc -o $work/big-p.docx $doc"
+  bench P15p "render pptx, the same (125 slides)" "$MCODE --root $work render pptx $doc --out $work/big-m.pptx" "pandoc" "pandoc -o $work/big-p.pptx $doc"
+  rows+=("P15  target: <= 0.5x pandoc, RSS <= 64 MiB (65536 KiB)")
+  echo "${rows[-1]}" >&2
+fi
 if want P12; then
   # A 100 MiB .tgz of 200 files of base64 text (135 MiB unpacked): mcode
   # checks the archive's SHA-512 while it extracts, in one pass; the peer

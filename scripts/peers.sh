@@ -23,6 +23,11 @@ declare -A MCODE_PEERS=(
   [pdftotext]=poppler-utils
   [file]=file
   [soffice]="libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui"
+  # render: a CJK font with TrueType outlines, and Noto CJK, whose CFF
+  # outlines render must skip (keys that are paths name a file the
+  # package installs)
+  [/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc]=fonts-wqy-zenhei
+  [/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc]=fonts-noto-cjk
 )
 
 # python3 module (of Debian's /usr/bin/python3) -> Debian package
@@ -35,7 +40,7 @@ install_peers() {
   local missing=() cmd
   for cmd in "$@"; do
     # shellcheck disable=SC2206 # a value may name several packages
-    command -v "$cmd" >/dev/null 2>&1 || missing+=(${MCODE_PEERS[$cmd]:-$cmd})
+    command -v "$cmd" >/dev/null 2>&1 || [ -e "$cmd" ] || missing+=(${MCODE_PEERS[$cmd]:-$cmd})
   done
   local mod
   for mod in "${!MCODE_PY_PEERS[@]}"; do

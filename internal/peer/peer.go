@@ -26,6 +26,20 @@ func Require(t testing.TB, name, pkg string) string {
 	return ""
 }
 
+// RequireFile is Require for a peer known by a file its package installs
+// (a library, a Python module, a font) rather than by a program.
+func RequireFile(t testing.TB, path, pkg string) string {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if os.Getenv("MCODE_REQUIRE_PEERS") == "1" {
+		t.Fatalf("peer file %s is required (MCODE_REQUIRE_PEERS=1) but missing: scripts/peers.sh installs it (apt-get install %s)", path, pkg)
+	}
+	t.Skipf("peer file %s is missing (scripts/peers.sh, or apt-get install %s); skipping", path, pkg)
+	return ""
+}
+
 // NPM returns the path of rel inside the npm peers that scripts/peers.sh
 // installs (MCODE_NPM_PEERS_DIR, default ~/.cache/mcode-peers/npm), e.g.
 // "@modelcontextprotocol/server-everything/dist/index.js", or skips (or

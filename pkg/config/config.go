@@ -26,6 +26,7 @@ type Config struct {
 	Read                 Read                 `mapstructure:"read"`
 	Tools                Tools                `mapstructure:"tools"`
 	Skills               Skills               `mapstructure:"skills"`
+	Render               Render               `mapstructure:"render"`
 	Serve                Serve                `mapstructure:"serve"`
 	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
@@ -244,6 +245,13 @@ type Skills struct {
 // DefaultSkillDirs are mcode's own skill folders, then the ones agents
 // already use.
 var DefaultSkillDirs = []string{"./.mcode/skills", "$XDG_CONFIG_HOME/mcode/skills", "./.claude/skills", "~/.claude/skills"}
+
+// Render configures the render tool.
+type Render struct {
+	// Fonts are font files (.ttf, .ttc with TrueType outlines) tried
+	// first for characters the built-in fonts lack, such as CJK text.
+	Fonts []string `mapstructure:"fonts"`
+}
 
 // Serve configures mcode mcp serve.
 type Serve struct {

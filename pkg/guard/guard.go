@@ -303,16 +303,20 @@ type pathUse struct {
 	link  bool // a deletion acts on the link itself, not where it points
 }
 
-// How the built-in file tools use their paths.
-var pathTools = map[string]struct {
+// How the built-in file tools use their paths (render reads source and
+// writes out).
+type pathField struct {
 	field         string
 	write, delete bool
-}{
-	"read":      {field: "path"},
-	"write":     {field: "file_path", write: true},
-	"edit":      {field: "file_path", write: true},
-	"rm":        {field: "paths", write: true, delete: true},
-	"trash_put": {field: "paths", write: true, delete: true},
+}
+
+var pathTools = map[string][]pathField{
+	"read":      {{field: "path"}},
+	"write":     {{field: "file_path", write: true}},
+	"edit":      {{field: "file_path", write: true}},
+	"rm":        {{field: "paths", write: true, delete: true}},
+	"trash_put": {{field: "paths", write: true, delete: true}},
+	"render":    {{field: "source"}, {field: "out", write: true}},
 }
 
 func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
@@ -341,27 +345,32 @@ func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
 		}
 		return in
 	}
-	if pt, ok := pathTools[name]; ok {
-		var ps []string
-		switch v := args[pt.field].(type) {
-		case string:
-			ps = []string{v}
-		case []any:
-			for _, x := range v {
-				if s, ok := x.(string); ok {
-					ps = append(ps, s)
+	if fields, ok := pathTools[name]; ok {
+		var all []string
+		in := inputs{}
+		for _, pt := range fields {
+			var ps []string
+			switch v := args[pt.field].(type) {
+			case string:
+				ps = []string{v}
+			case []any:
+				for _, x := range v {
+					if s, ok := x.(string); ok {
+						ps = append(ps, s)
+					}
 				}
 			}
-		}
-		in := inputs{main: strings.Join(ps, "\n")}
-		for _, p := range ps {
-			abs := p
-			if c.Env != nil {
-				abs = c.Env.Abs(p)
+			for _, p := range ps {
+				abs := p
+				if c.Env != nil {
+					abs = c.Env.Abs(p)
+				}
+				all = append(all, p)
+				in.texts = append(in.texts, unitText{show: p, match: []string{abs}})
+				in.paths = append(in.paths, pathUse{path: p, write: pt.write, link: pt.delete})
 			}
-			in.texts = append(in.texts, unitText{show: p, match: []string{abs}})
-			in.paths = append(in.paths, pathUse{path: p, write: pt.write, link: pt.delete})
 		}
+		in.main = strings.Join(all, "\n")
 		if len(in.texts) == 0 {
 			in.texts = []unitText{{show: string(c.Args)}}
 		}

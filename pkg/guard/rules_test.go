@@ -149,6 +149,10 @@ func TestPathPolicy(t *testing.T) {
 		{"trash_put", map[string]any{"paths": []string{"secrets/server.key"}}, dispatch.RequireApproval},
 		{"write", map[string]any{"file_path": "data/approvals/apr_0123456789abcdef.json", "content": "{}"}, dispatch.Deny},
 		{"write", map[string]any{"file_path": "data/audit.jsonl", "content": ""}, dispatch.Deny},
+		{"render", map[string]any{"format": "pdf", "source": "doc.md", "out": "doc.pdf"}, dispatch.Allow},
+		{"render", map[string]any{"format": "pdf", "source": "~/.ssh/id_ed25519", "out": "key.pdf"}, dispatch.RequireApproval},
+		{"render", map[string]any{"format": "docx", "markdown": "# x", "out": filepath.Join(outside, "x.docx")}, dispatch.RequireApproval},
+		{"render", map[string]any{"format": "docx", "markdown": "# x", "out": "data/audit.jsonl"}, dispatch.Deny},
 	} {
 		j := g.Judge(call(root, tc.name, tc.args))
 		if j.Verdict != tc.want {

@@ -1,0 +1,64 @@
+package render
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// FuzzRender: any Markdown renders to every office format without a
+// panic, or fails with an error.
+func FuzzRender(f *testing.F) {
+	for _, s := range []string{"# T\n\n- a\n  - b\n\n| a | b |\n|---|---|\n| 1 | =A1 |\n", "---\ntitle: x\n---\n> q\n\n```\ncode\n```\n", "<!-- n -->\n---\n# s\n![i](x.png)", "1. a\n   1. b\n- [x] c\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, md string) {
+		if !utf8.ValidString(md) || md == "" {
+			return
+		}
+		dir := t.TempDir()
+		cfg := config.Defaults()
+		env := &tool.Env{Root: dir, UserHome: dir, Config: &cfg}
+		for _, format := range []string{"docx", "xlsx", "pptx"} {
+			_, _ = Render(context.Background(), env, Params{Format: format, Markdown: md, Out: "out." + format})
+		}
+	})
+}
+
+// FuzzParseCell: typing a cell never panics, and a number it finds
+// prints back as a finite value.
+func FuzzParseCell(f *testing.F) {
+	for _, s := range []string{"1,234.5", "12%", "$-3", "2024-02-29 23:59:59", "007", "=SUM(A1:A3)", "12 €"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := parseCell(s)
+		if c.kind == cellNumber && (c.num != c.num) {
+			t.Fatalf("parseCell(%q) is NaN", s)
+		}
+	})
+}
+
+// FuzzFirstFace: a damaged font collection is an error, never a panic;
+// what it extracts is a font whose every table lies inside it.
+func FuzzFirstFace(f *testing.F) {
+	f.Add([]byte("ttcf\x00\x01\x00\x00\x00\x00\x00\x01\x00\x00\x00\x10\x00\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00glyf\x00\x00\x00\x00\x00\x00\x00\x2c\x00\x00\x00\x04abcd"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := firstFace(data)
+		if err != nil {
+			return
+		}
+		n := int(binary.BigEndian.Uint16(out[4:6]))
+		for i := range n {
+			rec := out[12+16*i : 12+16*i+16]
+			start, length := int(binary.BigEndian.Uint32(rec[8:12])), int(binary.BigEndian.Uint32(rec[12:16]))
+			if start+length > len(out) {
+				t.Fatalf("table %q at %d+%d lies outside the %d-byte font", rec[:4], start, length, len(out))
+			}
+		}
+	})
+}

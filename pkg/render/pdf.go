@@ -1,0 +1,940 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/go-pdf/fpdf"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/gobolditalic"
+	"golang.org/x/image/font/gofont/goitalic"
+	"golang.org/x/image/font/gofont/gomono"
+	"golang.org/x/image/font/gofont/gomonobold"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/sfnt"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// PDF page geometry, in points.
+const (
+	pdfMargin   = 72 // one inch
+	bodyPt      = 11
+	codePt      = 9
+	tablePt     = 9.5
+	lineFactor  = 1.45
+	listIndent  = 18
+	quoteIndent = 14
+	cellPad     = 4
+)
+
+var headingPt = [...]float64{22, 18, 15, 13, 12, 11}
+
+// Font families registered with the PDF: the Go fonts (embedded in mcode,
+// so Latin text looks the same everywhere) and one fallback font found on
+// the system for what they lack (CJK).
+// Family names start with fontPrefix, which the finished file trades for
+// a subset tag of the same length (see tagSubsets).
+const (
+	fontPrefix = "fnt"
+	famSans    = fontPrefix + "gosans"
+	famMono    = fontPrefix + "gomono"
+	famFall    = fontPrefix + "fallback"
+)
+
+type fontKey struct {
+	family, style string
+}
+
+// piece is text in one font on one line.
+type piece struct {
+	text   string
+	font   fontKey
+	size   float64
+	w      float64
+	link   string
+	strike bool
+	code   bool
+	space  bool
+}
+
+type pdfLine struct {
+	pieces []piece
+	w      float64
+}
+
+type pdfWriter struct {
+	*job
+	f          *fpdf.Fpdf
+	pageW      float64
+	pageH      float64
+	y          float64
+	cover      bool
+	primary    *fontFace
+	fallback   *fontFace
+	widths     map[widthKey]float64
+	decos      []func(top, h float64)
+	lastLevel  int
+	registered map[string]string  // image source → registered name
+	fonts      map[fontKey][]byte // fonts not registered yet
+	// The PDF writer orders images by pixel width and ties by map order,
+	// which would make two renders differ: each width is used once.
+	pixelWidths map[int]bool
+	shown       map[string]*loadedImage // image source → what was embedded
+}
+
+// padToUniqueWidth returns the picture as a PNG with transparent columns
+// on its right, as few as make its width one not used yet.
+func padToUniqueWidth(im *loadedImage, used map[int]bool) (*loadedImage, error) {
+	m, _, err := image.Decode(bytes.NewReader(im.Data))
+	if err != nil {
+		return nil, err
+	}
+	w := im.Width + 1
+	for used[w] {
+		w++
+	}
+	padded := image.NewNRGBA(image.Rect(0, 0, w, im.Height))
+	draw.Draw(padded, m.Bounds().Sub(m.Bounds().Min), m, m.Bounds().Min, draw.Src)
+	var b bytes.Buffer
+	if err := png.Encode(&b, padded); err != nil {
+		return nil, err
+	}
+	return &loadedImage{Data: b.Bytes(), Format: "png", Width: w, Height: im.Height}, nil
+}
+
+type widthKey struct {
+	font fontKey
+	size float64
+	r    rune
+}
+
+func (j *job) pdf(out io.Writer, doc *Doc) error {
+	paper := "A4"
+	if j.p.Paper == PaperLtr {
+		paper = "Letter"
+	}
+	f := fpdf.New("P", "pt", paper, "")
+	f.SetCompression(true)
+	f.SetCatalogSort(true)
+	f.SetCreationDate(zipTime)
+	f.SetModificationDate(zipTime)
+	f.SetAutoPageBreak(false, 0)
+	f.SetMargins(pdfMargin, pdfMargin, pdfMargin)
+	title := doc.Title()
+	f.SetTitle(title, true)
+	if a := doc.MetaString("author"); a != "" {
+		f.SetAuthor(a, true)
+	}
+	f.SetCreator("mcode render", true)
+	w := &pdfWriter{job: j, f: f, cover: j.p.Cover, widths: map[widthKey]float64{}, registered: map[string]string{}, lastLevel: -1,
+		pixelWidths: map[int]bool{}, shown: map[string]*loadedImage{}}
+	w.pageW, w.pageH = f.GetPageSize()
+	w.fonts = map[fontKey][]byte{
+		{famSans, ""}: goregular.TTF, {famSans, "B"}: gobold.TTF, {famSans, "I"}: goitalic.TTF, {famSans, "BI"}: gobolditalic.TTF,
+		{famMono, ""}: gomono.TTF, {famMono, "B"}: gomonobold.TTF,
+	}
+	primary, err := sfnt.Parse(goregular.TTF)
+	if err != nil {
+		return err
+	}
+	w.primary = &fontFace{font: primary}
+	if err := w.findFallback(doc); err != nil {
+		return err
+	}
+	f.SetFooterFunc(w.footer)
+	if w.cover {
+		w.coverPage(doc)
+	}
+	w.newPage()
+	if err := w.blocks(doc.Blocks, pdfMargin, w.pageW-2*pdfMargin, ""); err != nil {
+		return err
+	}
+	if err := f.Error(); err != nil {
+		return fmt.Errorf("pdf: %w", err)
+	}
+	j.counts.Pages = f.PageCount()
+	var buf bytes.Buffer
+	if err := f.Output(&buf); err != nil {
+		return fmt.Errorf("pdf: %w", err)
+	}
+	_, err = out.Write(tagSubsets(buf.Bytes()))
+	return err
+}
+
+// tagSubsets names each embedded font as the subset it is ("ABCDEF+name",
+// PDF 9.6.4), which the PDF writer does not: its names are "utf8" and the
+// family, and the family's prefix makes the tag fit in the same bytes, so
+// no offset in the file moves.
+func tagSubsets(pdf []byte) []byte {
+	marker := []byte("/utf8" + fontPrefix)
+	var out []byte
+	for {
+		i := bytes.Index(pdf, marker)
+		if i < 0 {
+			return append(out, pdf...)
+		}
+		end := i + len(marker)
+		for end < len(pdf) && (pdf[end] >= 'a' && pdf[end] <= 'z' || pdf[end] >= 'A' && pdf[end] <= 'Z' || pdf[end] >= '0' && pdf[end] <= '9') {
+			end++
+		}
+		name := pdf[i+len(marker) : end]
+		sum := sha256.Sum256(name)
+		tag := make([]byte, 6)
+		for k := range tag {
+			tag[k] = 'A' + sum[k]%26
+		}
+		out = append(out, pdf[:i]...)
+		out = append(out, '/')
+		out = append(out, tag...)
+		out = append(out, '+')
+		out = append(out, name...)
+		pdf = pdf[end:]
+	}
+}
+
+// findFallback looks for a font with every character the Go fonts lack.
+// CJK text without one is not_found (never boxes); other missing
+// characters are a warning and left out.
+func (w *pdfWriter) findFallback(doc *Doc) error {
+	seen := map[rune]bool{}
+	var missing []rune
+	var visit func(bs []Block)
+	check := func(s string) {
+		for _, r := range s {
+			if !seen[r] && !unicode.IsSpace(r) && !unicode.IsControl(r) {
+				seen[r] = true
+				if !w.primary.has(r) {
+					missing = append(missing, r)
+				}
+			}
+		}
+	}
+	checkRuns := func(runs []Run) {
+		for _, r := range runs {
+			check(r.Text)
+		}
+	}
+	visit = func(bs []Block) {
+		for _, b := range bs {
+			checkRuns(b.Runs)
+			if b.Kind == Code {
+				check(b.Code)
+			}
+			visit(b.Children)
+			for _, it := range b.Items {
+				visit(it.Blocks)
+			}
+			if b.Table != nil {
+				for _, c := range b.Table.Header {
+					checkRuns(c)
+				}
+				for _, row := range b.Table.Rows {
+					for _, c := range row {
+						checkRuns(c)
+					}
+				}
+			}
+		}
+	}
+	visit(doc.Blocks)
+	if w.cover {
+		check(doc.Title() + doc.MetaString("subtitle") + doc.MetaString("author") + doc.MetaString("date"))
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Slice(missing, func(a, b int) bool { return missing[a] < missing[b] })
+	face, lack := w.fallbackFace(missing)
+	if face != nil && len(lack) < len(missing) {
+		w.fallback = face
+		w.fonts[fontKey{famFall, ""}] = face.data
+	}
+	var cjk, other []rune
+	for _, r := range lack {
+		if isWide(r) {
+			cjk = append(cjk, r)
+		} else {
+			other = append(other, r)
+		}
+	}
+	if len(cjk) > 0 {
+		msg := fmt.Sprintf("no font found for the CJK characters %s", sample(cjk))
+		if face != nil {
+			msg += fmt.Sprintf(" (the best, %s, lacks them)", face.path)
+		}
+		return &tool.Error{Code: tool.CodeNotFound, Message: msg,
+			Hint: fmt.Sprintf("install a CJK font with TrueType outlines (apt-get install %s), or name one in the config key render.fonts; CFF fonts such as fonts-noto-cjk cannot be embedded", CJKPackage)}
+	}
+	if len(other) > 0 {
+		w.warn("no font has the characters %s; they are left out of the PDF (name a font that has them in render.fonts)", sample(other))
+	}
+	return nil
+}
+
+func sample(rs []rune) string {
+	var b strings.Builder
+	for i, r := range rs {
+		if i == 12 {
+			fmt.Fprintf(&b, " and %d more", len(rs)-i)
+			break
+		}
+		b.WriteString(strconv.QuoteRune(r))
+		if i < len(rs)-1 && i < 11 {
+			b.WriteString(" ")
+		}
+	}
+	return b.String()
+}
+
+func (w *pdfWriter) newPage() {
+	w.f.AddPage()
+	w.y = pdfMargin
+}
+
+func (w *pdfWriter) bottom() float64 { return w.pageH - pdfMargin }
+
+func (w *pdfWriter) footer() {
+	n := w.f.PageNo()
+	if w.cover {
+		if n == 1 {
+			return
+		}
+		n--
+	}
+	w.setFont(fontKey{famSans, ""}, 9)
+	w.f.SetTextColor(110, 110, 110)
+	s := strconv.Itoa(n)
+	w.f.Text((w.pageW-w.f.GetStringWidth(s))/2, w.pageH-pdfMargin/2, s)
+	w.f.SetTextColor(0, 0, 0)
+}
+
+func (w *pdfWriter) coverPage(doc *Doc) {
+	w.newPage()
+	title := doc.Title()
+	if title == "" {
+		w.warn("the cover page has no title: give one as title in the front matter or as the first heading")
+	}
+	width := w.pageW - 2*pdfMargin
+	w.y = w.pageH / 3
+	w.paragraph([]Run{{Text: title, Bold: true}}, pdfMargin, width, 28, "", "center")
+	for _, key := range []string{"subtitle", "author", "date"} {
+		if v := doc.MetaString(key); v != "" {
+			w.y += 10
+			size := 13.0
+			if key == "subtitle" {
+				size = 16
+			}
+			w.paragraph([]Run{{Text: v}}, pdfMargin, width, size, "", "center")
+		}
+	}
+}
+
+// line places a line of height h: on a new page when it does not fit,
+// with the decorations of the blocks it is inside (quote bars, code
+// shading) drawn beside it.
+func (w *pdfWriter) line(h float64, draw func(top float64)) {
+	if w.y+h > w.bottom() && w.y > pdfMargin {
+		w.newPage()
+	}
+	for _, d := range w.decos {
+		d(w.y, h)
+	}
+	draw(w.y)
+	w.y += h
+}
+
+func (w *pdfWriter) gap(h float64) {
+	if w.y > pdfMargin {
+		w.y = min(w.y+h, w.bottom())
+	}
+}
+
+func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
+	for i, b := range bs {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+		switch b.Kind {
+		case Heading:
+			size := headingPt[min(b.Level, 6)-1]
+			if i > 0 || w.y > pdfMargin {
+				w.gap(size * 0.8)
+			}
+			// Keep a heading with the first line after it.
+			if w.y+size*lineFactor+bodyPt*lineFactor*2 > w.bottom() {
+				w.newPage()
+			}
+			level := min(b.Level-1, w.lastLevel+1)
+			w.lastLevel = level
+			// The outline entry is UTF-16 only while a UTF-8 font is set.
+			w.setFont(fontKey{famSans, "B"}, size)
+			w.f.Bookmark(PlainText(b.Runs), level, w.y)
+			w.paragraph(b.Runs, x, width, size, "B", "")
+			w.gap(4)
+		case Para:
+			w.paragraph(b.Runs, x, width, bodyPt, base, "")
+			w.gap(6)
+		case List:
+			if err := w.list(b, x, width, base, 0); err != nil {
+				return err
+			}
+			w.gap(4)
+		case Code:
+			w.code(b.Code, x, width)
+			w.gap(8)
+		case Quote:
+			bar := x + 2
+			w.decos = append(w.decos, func(top, h float64) {
+				w.f.SetFillColor(191, 191, 191)
+				w.f.Rect(bar, top, 2.5, h, "F")
+			})
+			err := w.blocks(b.Children, x+quoteIndent, width-quoteIndent, "I")
+			w.decos = w.decos[:len(w.decos)-1]
+			if err != nil {
+				return err
+			}
+		case Table:
+			w.table(b.Table, x, width)
+			w.gap(8)
+		case Picture:
+			w.picture(b.Image, x, width)
+			w.gap(6)
+		case Rule:
+			w.line(14, func(top float64) {
+				w.f.SetDrawColor(160, 160, 160)
+				w.f.SetLineWidth(0.7)
+				w.f.Line(x, top+7, x+width, top+7)
+			})
+		}
+	}
+	return nil
+}
+
+func (w *pdfWriter) list(b Block, x, width float64, base string, depth int) error {
+	for i, it := range b.Items {
+		marker := "•"
+		if depth%2 == 1 {
+			marker = "–"
+		}
+		if b.Ordered {
+			marker = strconv.Itoa(b.Start+i) + "."
+		}
+		if it.Task != nil {
+			marker = "[ ]"
+			if *it.Task {
+				marker = "[x]"
+			}
+		}
+		rest := it.Blocks
+		ix := x + listIndent + float64(len(marker)-1)*2
+		if len(rest) > 0 && rest[0].Kind == Para {
+			w.paragraphMarker(rest[0].Runs, ix, width-(ix-x), bodyPt, base, "", marker)
+			rest = rest[1:]
+		} else {
+			w.paragraphMarker([]Run{{Text: " "}}, ix, width-(ix-x), bodyPt, base, "", marker)
+		}
+		for _, c := range rest {
+			if c.Kind == List {
+				if err := w.list(c, ix, width-(ix-x), base, depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := w.blocks([]Block{c}, ix, width-(ix-x), base); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *pdfWriter) paragraph(runs []Run, x, width, size float64, base, align string) {
+	w.paragraphMarker(runs, x, width, size, base, align, "")
+}
+
+// paragraphMarker wraps and draws runs; a list marker goes left of the
+// first line.
+func (w *pdfWriter) paragraphMarker(runs []Run, x, width, size float64, base, align, marker string) {
+	lines := w.wrap(runs, width, size, base)
+	h := size * lineFactor
+	for i, ln := range lines {
+		w.line(h, func(top float64) {
+			lx := x
+			switch align {
+			case "center":
+				lx = x + (width-ln.w)/2
+			case "right":
+				lx = x + width - ln.w
+			}
+			if i == 0 && marker != "" {
+				w.setFont(fontKey{famSans, ""}, size)
+				w.f.SetTextColor(0, 0, 0)
+				w.f.Text(x-w.f.GetStringWidth(marker)-5, top+size, marker)
+			}
+			w.drawLine(ln, lx, top+size)
+		})
+	}
+}
+
+// setFont selects a font, registering it on first use so that only the
+// fonts a document uses are embedded.
+func (w *pdfWriter) setFont(k fontKey, size float64) {
+	if data, ok := w.fonts[k]; ok {
+		if k.family != famFall {
+			// A copy: the PDF writer edits glyph data in the bytes it is
+			// given, which would change the next render of this process
+			// (the fallback is read from disk for each render).
+			data = bytes.Clone(data)
+		}
+		w.f.AddUTF8FontFromBytes(k.family, k.style, data)
+		delete(w.fonts, k)
+	}
+	w.f.SetFont(k.family, k.style, size)
+}
+
+func (w *pdfWriter) width(k fontKey, size float64, r rune) float64 {
+	key := widthKey{k, size, r}
+	if v, ok := w.widths[key]; ok {
+		return v
+	}
+	w.setFont(k, size)
+	v := w.f.GetStringWidth(string(r))
+	w.widths[key] = v
+	return v
+}
+
+// fontFor picks the font a character is set in: the Go font of the run's
+// style, else the fallback; ok is false when no font has it.
+func (w *pdfWriter) fontFor(r rune, mono bool, style string) (fontKey, bool) {
+	if unicode.IsSpace(r) || w.primary.has(r) {
+		if mono {
+			if strings.Contains(style, "B") {
+				return fontKey{famMono, "B"}, true
+			}
+			return fontKey{famMono, ""}, true
+		}
+		return fontKey{famSans, style}, true
+	}
+	if w.fallback != nil && w.fallback.has(r) {
+		return fontKey{famFall, ""}, true
+	}
+	return fontKey{}, false
+}
+
+// noLineStart are characters a CJK line must not begin with (kinsoku):
+// they stay with the character before them.
+const noLineStart = "，。、；：！？）」』】》〉”’,.;:!?)]}%"
+
+// atom is what a line cannot be broken inside: a word, one CJK character,
+// or a space.
+type atom struct {
+	pieces []piece
+	w      float64
+	space  bool
+}
+
+func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
+	var out []atom
+	var cur *atom
+	end := func() {
+		if cur != nil {
+			out = append(out, *cur)
+			cur = nil
+		}
+	}
+	for _, run := range runs {
+		if run.Break {
+			end()
+			out = append(out, atom{pieces: []piece{{text: "\n"}}})
+			continue
+		}
+		style := base
+		if run.Bold && !strings.Contains(style, "B") {
+			style = "B" + style
+		}
+		if run.Italic && !strings.Contains(style, "I") {
+			style += "I"
+		}
+		if style == "IB" {
+			style = "BI"
+		}
+		for _, r := range run.Text {
+			if r == '\t' {
+				r = ' '
+			}
+			k, ok := w.fontFor(r, run.Mono, style)
+			if !ok || unicode.IsControl(r) {
+				continue
+			}
+			rw := w.width(k, size, r)
+			space := unicode.IsSpace(r)
+			wide := isWide(r)
+			attach := strings.ContainsRune(noLineStart, r)
+			if space || (wide && !attach) {
+				end()
+			}
+			if space {
+				out = append(out, atom{pieces: []piece{{text: " ", font: k, size: size, w: rw, link: run.Link, strike: run.Strike, code: run.Mono, space: true}}, w: rw, space: true})
+				continue
+			}
+			if cur == nil {
+				if attach && len(out) > 0 && !out[len(out)-1].space {
+					last := out[len(out)-1]
+					out = out[:len(out)-1]
+					cur = &last
+				} else {
+					cur = &atom{}
+				}
+			}
+			n := len(cur.pieces)
+			if n > 0 && cur.pieces[n-1].font == k && cur.pieces[n-1].link == run.Link && cur.pieces[n-1].strike == run.Strike && cur.pieces[n-1].code == run.Mono {
+				cur.pieces[n-1].text += string(r)
+				cur.pieces[n-1].w += rw
+			} else {
+				cur.pieces = append(cur.pieces, piece{text: string(r), font: k, size: size, w: rw, link: run.Link, strike: run.Strike, code: run.Mono})
+			}
+			cur.w += rw
+			if wide {
+				end()
+			}
+		}
+		// A word goes on across runs (**bold**ness), so cur stays open.
+	}
+	end()
+	return out
+}
+
+// wrap breaks runs into lines at most width wide, measuring each
+// character in the font it is set in.
+func (w *pdfWriter) wrap(runs []Run, width, size float64, base string) []pdfLine {
+	var lines []pdfLine
+	var cur pdfLine
+	push := func() {
+		// Trailing spaces take no room.
+		for len(cur.pieces) > 0 && cur.pieces[len(cur.pieces)-1].space {
+			cur.w -= cur.pieces[len(cur.pieces)-1].w
+			cur.pieces = cur.pieces[:len(cur.pieces)-1]
+		}
+		lines = append(lines, cur)
+		cur = pdfLine{}
+	}
+	for _, a := range w.atoms(runs, size, base) {
+		if len(a.pieces) == 1 && a.pieces[0].text == "\n" {
+			push()
+			continue
+		}
+		if a.space {
+			if len(cur.pieces) > 0 {
+				cur.pieces = append(cur.pieces, a.pieces...)
+				cur.w += a.w
+			}
+			continue
+		}
+		if cur.w+a.w > width && len(cur.pieces) > 0 {
+			push()
+		}
+		if a.w > width {
+			// A word wider than the line is cut where it must be.
+			for _, p := range splitPieces(a.pieces, width-cur.w, width, w) {
+				if cur.w+p.w > width+0.01 && len(cur.pieces) > 0 {
+					push()
+				}
+				cur.pieces = append(cur.pieces, p)
+				cur.w += p.w
+			}
+			continue
+		}
+		cur.pieces = append(cur.pieces, a.pieces...)
+		cur.w += a.w
+	}
+	if len(cur.pieces) > 0 || len(lines) == 0 {
+		push()
+	}
+	return lines
+}
+
+// splitPieces cuts pieces into chunks that fit: the first into room, the
+// others into width.
+func splitPieces(ps []piece, room, width float64, w *pdfWriter) []piece {
+	var out []piece
+	for _, p := range ps {
+		chunk := piece{font: p.font, size: p.size, link: p.link, strike: p.strike, code: p.code}
+		for _, r := range p.text {
+			rw := w.width(p.font, p.size, r)
+			if chunk.w+rw > room && chunk.text != "" {
+				out = append(out, chunk)
+				chunk = piece{font: p.font, size: p.size, link: p.link, strike: p.strike, code: p.code}
+				room = width
+			}
+			chunk.text += string(r)
+			chunk.w += rw
+		}
+		if chunk.text != "" {
+			room -= chunk.w
+			out = append(out, chunk)
+		}
+	}
+	return out
+}
+
+// drawLine sets a line's pieces from x on the baseline, joining pieces of
+// one font so the text extracts as words, not letters.
+func (w *pdfWriter) drawLine(ln pdfLine, x, baseline float64) {
+	var merged []piece
+	for _, p := range ln.pieces {
+		if n := len(merged); n > 0 && merged[n-1].font == p.font && merged[n-1].size == p.size &&
+			merged[n-1].link == p.link && merged[n-1].strike == p.strike && merged[n-1].code == p.code {
+			merged[n-1].text += p.text
+			merged[n-1].w += p.w
+			continue
+		}
+		merged = append(merged, p)
+	}
+	for _, p := range merged {
+		if p.code && p.font.family == famMono {
+			w.f.SetFillColor(236, 236, 236)
+			w.f.Rect(x-0.5, baseline-p.size*0.85, p.w+1, p.size*1.15, "F")
+		}
+		w.setFont(p.font, p.size)
+		if p.link != "" {
+			w.f.SetTextColor(5, 99, 193)
+		} else {
+			w.f.SetTextColor(0, 0, 0)
+		}
+		w.f.Text(x, baseline, p.text)
+		if p.link != "" {
+			w.f.LinkString(x, baseline-p.size, p.w, p.size*1.25, p.link)
+		}
+		if p.strike {
+			w.f.SetDrawColor(0, 0, 0)
+			w.f.SetLineWidth(p.size / 16)
+			w.f.Line(x, baseline-p.size*0.3, x+p.w, baseline-p.size*0.3)
+		}
+		x += p.w
+	}
+	w.f.SetTextColor(0, 0, 0)
+}
+
+func (w *pdfWriter) code(text string, x, width float64) {
+	h := codePt * 1.35
+	w.decos = append(w.decos, func(top, lh float64) {
+		w.f.SetFillColor(242, 242, 242)
+		w.f.Rect(x, top, width, lh, "F")
+	})
+	defer func() { w.decos = w.decos[:len(w.decos)-1] }()
+	w.line(4, func(float64) {})
+	for _, src := range strings.Split(text, "\n") {
+		var pieces []piece
+		src = strings.ReplaceAll(src, "\t", "    ")
+		for _, a := range w.atoms([]Run{{Text: src, Mono: true}}, codePt, "") {
+			pieces = append(pieces, a.pieces...)
+		}
+		// Code keeps its spaces and breaks anywhere.
+		var lines []pdfLine
+		cur := pdfLine{}
+		for _, p := range splitPieces(pieces, width-12, width-12, w) {
+			if cur.w+p.w > width-12+0.01 && len(cur.pieces) > 0 {
+				lines = append(lines, cur)
+				cur = pdfLine{}
+			}
+			cur.pieces = append(cur.pieces, piece{text: p.text, font: p.font, size: p.size, w: p.w})
+			cur.w += p.w
+		}
+		lines = append(lines, cur)
+		for _, ln := range lines {
+			w.line(h, func(top float64) { w.drawLine(ln, x+6, top+codePt) })
+		}
+	}
+	w.line(4, func(float64) {})
+}
+
+func (w *pdfWriter) table(t *GridTable, x, width float64) {
+	cols := len(t.Header)
+	for _, r := range t.Rows {
+		cols = max(cols, len(r))
+	}
+	if cols == 0 {
+		return
+	}
+	cell := func(row [][]Run, c int) []Run {
+		if c < len(row) {
+			return row[c]
+		}
+		return nil
+	}
+	natural := make([]float64, cols)
+	least := make([]float64, cols)
+	all := append([][][]Run{t.Header}, t.Rows...)
+	for ri, row := range all {
+		base := ""
+		if ri == 0 {
+			base = "B"
+		}
+		for c := range cols {
+			sum := 0.0
+			for _, a := range w.atoms(cell(row, c), tablePt, base) {
+				sum += a.w
+				least[c] = max(least[c], a.w)
+			}
+			natural[c] = max(natural[c], sum)
+		}
+	}
+	colW := columnWidths(natural, least, width, 2*cellPad)
+	lh := tablePt * 1.35
+	var drawRow func(row [][]Run, header bool)
+	drawRow = func(row [][]Run, header bool) {
+		base := ""
+		if header {
+			base = "B"
+		}
+		wrapped := make([][]pdfLine, cols)
+		n := 1
+		for c := range cols {
+			wrapped[c] = w.wrap(cell(row, c), colW[c]-2*cellPad, tablePt, base)
+			n = max(n, len(wrapped[c]))
+		}
+		// A row goes whole onto the next page when it does not fit; one
+		// taller than a page is cut between its lines.
+		for from := 0; from < n; {
+			fit := int((w.bottom() - w.y - 2*cellPad) / lh)
+			if fit < n-from && (w.y > pdfMargin && (from > 0 || fit < 1 || float64(n)*lh+2*cellPad <= w.bottom()-pdfMargin)) {
+				w.newPage()
+				if !header {
+					drawRow(t.Header, true) // the header again on each page
+				}
+				fit = int((w.bottom() - w.y - 2*cellPad) / lh)
+			}
+			to := min(n, from+max(fit, 1))
+			w.rowSlice(t, wrapped, colW, x, lh, from, to, header)
+			from = to
+		}
+	}
+	drawRow(t.Header, true)
+	for _, r := range t.Rows {
+		if w.ctx.Err() != nil {
+			return
+		}
+		drawRow(r, false)
+	}
+}
+
+// rowSlice draws lines from…to of a table row's cells at the cursor.
+func (w *pdfWriter) rowSlice(t *GridTable, wrapped [][]pdfLine, colW []float64, x, lh float64, from, to int, header bool) {
+	h := float64(to-from)*lh + 2*cellPad
+	top := w.y
+	cx := x
+	for c := range colW {
+		if header {
+			w.f.SetFillColor(217, 226, 243)
+			w.f.Rect(cx, top, colW[c], h, "F")
+		}
+		w.f.SetDrawColor(166, 166, 166)
+		w.f.SetLineWidth(0.5)
+		w.f.Rect(cx, top, colW[c], h, "D")
+		align := ""
+		if c < len(t.Align) {
+			align = t.Align[c]
+		}
+		for i := from; i < min(to, len(wrapped[c])); i++ {
+			ln := wrapped[c][i]
+			lx := cx + cellPad
+			switch align {
+			case "center":
+				lx = cx + (colW[c]-ln.w)/2
+			case "right":
+				lx = cx + colW[c] - cellPad - ln.w
+			}
+			w.drawLine(ln, lx, top+cellPad+float64(i-from)*lh+tablePt)
+		}
+		cx += colW[c]
+	}
+	w.y += h
+}
+
+// columnWidths shares width among columns: as wide as their content when
+// it fits, else each at least its longest word, the rest by content.
+func columnWidths(natural, least []float64, width, pad float64) []float64 {
+	n := len(natural)
+	out := make([]float64, n)
+	sumNat, sumLeast := 0.0, 0.0
+	for i := range n {
+		natural[i] += pad
+		least[i] += pad
+		sumNat += natural[i]
+		sumLeast += least[i]
+	}
+	switch {
+	case sumNat <= width:
+		// Fits: spread what is left evenly, so the table spans the text.
+		extra := (width - sumNat) / float64(n)
+		for i := range n {
+			out[i] = natural[i] + extra
+		}
+	case sumLeast <= width:
+		rest := width - sumLeast
+		for i := range n {
+			out[i] = least[i] + rest*(natural[i]-least[i])/(sumNat-sumLeast)
+		}
+	default:
+		for i := range n {
+			out[i] = width * least[i] / sumLeast
+		}
+	}
+	return out
+}
+
+func (w *pdfWriter) picture(img *Image, x, width float64) {
+	im := w.image(img)
+	if im == nil {
+		if img.Alt != "" {
+			w.paragraph([]Run{{Text: "[" + img.Alt + "]", Italic: true}}, x, width, bodyPt, "", "")
+		}
+		return
+	}
+	name, ok := w.registered[img.Src]
+	if !ok {
+		conv, err := im.asPNG()
+		if err != nil {
+			w.warn("image %s cannot be converted: %v", img.Src, err)
+			return
+		}
+		if w.pixelWidths[conv.Width] {
+			if conv, err = padToUniqueWidth(conv, w.pixelWidths); err != nil {
+				w.warn("image %s cannot be converted: %v", img.Src, err)
+				return
+			}
+		}
+		w.pixelWidths[conv.Width] = true
+		w.shown[img.Src] = conv
+		name = fmt.Sprintf("img%d", len(w.registered)+1)
+		typ := map[string]string{"png": "PNG", "jpeg": "JPG", "gif": "GIF"}[conv.Format]
+		w.f.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: typ}, bytes.NewReader(conv.Data))
+		if err := w.f.Error(); err != nil {
+			w.f.ClearError()
+			w.warn("image %s cannot be embedded: %v", img.Src, err)
+			w.registered[img.Src] = ""
+			return
+		}
+		w.registered[img.Src] = name
+	}
+	if name == "" {
+		return
+	}
+	iw, ih := fit(im.Width, im.Height, 72, width, w.bottom()-pdfMargin)
+	// A padded copy is drawn wider by its padding, which is transparent.
+	drawn := iw * float64(w.shown[img.Src].Width) / float64(im.Width)
+	w.counts.Images++
+	w.line(ih, func(top float64) {
+		w.f.ImageOptions(name, x+(width-iw)/2, top, drawn, ih, false, fpdf.ImageOptions{}, 0, "")
+	})
+}
