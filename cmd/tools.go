@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -100,7 +99,7 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 			if err != nil {
 				return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
 			}
-			line := firstLine(def.Description)
+			line := tool.FirstLine(def.Description)
 			catalogue = append(catalogue, map[string]any{"name": def.Name, "source": def.Source, "description": line})
 			fmt.Fprintf(&catalogueText, "  %s (%s): %s\n", def.Name, def.Source, line)
 			continue
@@ -113,7 +112,7 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 		if fullDocs {
 			writeToolDoc(&out, def)
 		} else {
-			fmt.Fprintf(&out, "%s (%s, %s): %s\n", def.Name, def.Mode, def.Source, firstLine(def.Description))
+			fmt.Fprintf(&out, "%s (%s, %s): %s\n", def.Name, def.Mode, def.Source, tool.FirstLine(def.Description))
 		}
 	}
 	if len(tools) == 0 {
@@ -169,31 +168,7 @@ func pickTools(ctx context.Context, d *dispatch.Dispatcher, visible []*tool.Tool
 // description and each parameter.
 func writeToolDoc(w *strings.Builder, def tool.Definition) {
 	fmt.Fprintf(w, "## %s (%s, %s, %s)\n%s\n", def.Name, def.Mode, def.Tier, def.Source, def.Description)
-	var s struct {
-		Properties map[string]struct {
-			Type        any    `json:"type"`
-			Description string `json:"description"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
-	if json.Unmarshal(def.InputSchema, &s) != nil || len(s.Properties) == 0 {
-		w.WriteString("\n")
-		return
-	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	w.WriteString("Parameters:\n")
-	for _, n := range names {
-		p := s.Properties[n]
-		req := ""
-		if slices.Contains(s.Required, n) {
-			req = ", required"
-		}
-		fmt.Fprintf(w, "  %s (%v%s): %s\n", n, p.Type, req, p.Description)
-	}
+	tool.WriteParameters(w, def.InputSchema, false)
 	w.WriteString("\n")
 }
 
@@ -253,13 +228,4 @@ func shorten(desc string, max int) string {
 		}
 	}
 	return strings.TrimRight(cut, " \n") + note
-}
-
-// firstLine is the first line of a description, for a catalogue.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
 }

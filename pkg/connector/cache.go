@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // CacheDir is where tool listings are kept, under MCODE_HOME.
@@ -38,7 +39,7 @@ func (t ToolDef) summary() string {
 	if t.Summary != "" {
 		return t.Summary
 	}
-	return firstLine(t.Description)
+	return tool.FirstLine(t.Description)
 }
 
 // Qualified is the tool's SERVER__TOOL name.
@@ -74,7 +75,7 @@ func encodeIndex(l Listing) []byte {
 	fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", indexMagic, l.Server, l.ConfigHash, l.FetchedAt.UTC().Format(time.RFC3339Nano), flat.Replace(l.ProtocolVersion))
 	for _, t := range l.Tools {
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", flat.Replace(t.Name), flat.Replace(t.Title),
-			flat.Replace(strings.Join(t.Params, " ")), flat.Replace(firstLine(t.Description)), flat.Replace(t.Description))
+			flat.Replace(strings.Join(t.Params, " ")), flat.Replace(tool.FirstLine(t.Description)), flat.Replace(t.Description))
 	}
 	return []byte(b.String())
 }

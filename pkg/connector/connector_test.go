@@ -126,7 +126,7 @@ func TestCacheIsKeyedByConfigAndExpires(t *testing.T) {
 	}
 	for i, tl := range idx.Tools {
 		f := full.Tools[i]
-		if tl.Name != f.Name || tl.Description != f.Description || tl.summary() != firstLine(f.Description) ||
+		if tl.Name != f.Name || tl.Description != f.Description || tl.summary() != tool.FirstLine(f.Description) ||
 			strings.Join(tl.Params, ",") != strings.Join(paramNames(f.InputSchema), ",") {
 			t.Errorf("index entry %+v, listing %+v", tl, f)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -146,43 +145,9 @@ func rawOrNil(r json.RawMessage) any {
 
 // writeParams lists the schema's parameters for a person or a model.
 func writeParams(b *strings.Builder, schema json.RawMessage) {
-	var s struct {
-		Properties map[string]struct {
-			Type        any    `json:"type"`
-			Description string `json:"description"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
-	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+	if !tool.WriteParameters(b, schema, true) {
 		b.WriteString("Parameters: none\n")
-		return
 	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	b.WriteString("Parameters:\n")
-	for _, n := range names {
-		p := s.Properties[n]
-		req := ""
-		if slices.Contains(s.Required, n) {
-			req = ", required"
-		}
-		typ := "any"
-		if p.Type != nil {
-			typ = fmt.Sprint(p.Type)
-		}
-		fmt.Fprintf(b, "  %s (%s%s): %s\n", n, typ, req, firstLine(p.Description))
-	}
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
 }
 
 // oneLine joins a multi-line message (a stderr tail) into one line.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -146,4 +147,54 @@ func typeAllows(schemaType any, want string) bool {
 		}
 	}
 	return false
+}
+
+// WriteParameters lists a schema's parameters for a person or a model,
+// one a line in name order: "  name (type, required): description",
+// under a "Parameters:" line. With short, a description keeps its first
+// line only. It reports whether there was any parameter.
+func WriteParameters(w *strings.Builder, schema json.RawMessage, short bool) bool {
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return false
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	w.WriteString("Parameters:\n")
+	for _, n := range names {
+		p := s.Properties[n]
+		req := ""
+		if slices.Contains(s.Required, n) {
+			req = ", required"
+		}
+		typ := "any"
+		if p.Type != nil {
+			typ = fmt.Sprint(p.Type)
+		}
+		desc := p.Description
+		if short {
+			desc = FirstLine(desc)
+		}
+		fmt.Fprintf(w, "  %s (%s%s): %s\n", n, typ, req, desc)
+	}
+	return true
+}
+
+// FirstLine is the first line of a text, trimmed: a description's
+// summary.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
 }
