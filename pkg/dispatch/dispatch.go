@@ -69,6 +69,8 @@ type Decision struct {
 const (
 	SourceDefault = "default"
 	SourceProfile = "profile"
+	// SourceGuard: the guard failed to decide, which refuses the call.
+	SourceGuard = "guard"
 )
 
 // Guard decides whether a call may run. It is asked after the arguments
@@ -181,7 +183,7 @@ func (d *Dispatcher) run(ctx context.Context, c *Call, decision *Decision) *tool
 	if d.o.Guard != nil {
 		dec, err := d.o.Guard.Decide(ctx, c)
 		if err != nil {
-			*decision = Decision{Verdict: Deny, Source: SourceDefault, Reason: err.Error()}
+			*decision = Decision{Verdict: Deny, Source: SourceGuard, Reason: err.Error()}
 			return fail(err)
 		}
 		*decision = dec

@@ -43,31 +43,36 @@ func compileSchema(name string, raw json.RawMessage) (*validator, error) {
 	return v, nil
 }
 
+// unknownFieldError is a validation failure on an argument the schema
+// does not allow; the tool names the closest one it has.
+type unknownFieldError struct {
+	field string
+	known []string
+}
+
+func (e *unknownFieldError) Error() string { return fmt.Sprintf("unknown field %q", e.field) }
+
 // unknownField is the first argument (in name order) that the schema
-// does not allow, and the names it does.
-func (v *validator) unknownField(args json.RawMessage) (string, []string) {
+// does not allow, with the names it does; nil when there is none.
+func (v *validator) unknownField(obj map[string]any) *unknownFieldError {
 	if v.props == nil {
-		return "", nil
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(args, &obj) != nil {
-		return "", nil
+		return nil
 	}
 	var unknown []string
-	for k, val := range obj {
-		if !v.props[k] && string(bytes.TrimSpace(val)) != "null" {
+	for k := range obj {
+		if !v.props[k] {
 			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) == 0 {
-		return "", nil
+		return nil
 	}
 	sort.Strings(unknown)
 	known := make([]string, 0, len(v.props))
 	for p := range v.props {
 		known = append(known, p)
 	}
-	return unknown[0], known
+	return &unknownFieldError{field: unknown[0], known: known}
 }
 
 func (v *validator) validate(args json.RawMessage) error {
@@ -95,6 +100,9 @@ func (v *validator) validate(args json.RawMessage) error {
 		if val == nil {
 			delete(inst.(map[string]any), k)
 		}
+	}
+	if u := v.unknownField(inst.(map[string]any)); u != nil {
+		return u
 	}
 	if err := v.resolved.Validate(inst); err != nil {
 		return &Error{

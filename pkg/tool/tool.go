@@ -372,10 +372,12 @@ func (t *Tool) Validate(args json.RawMessage) error {
 	if err := t.initSchema(); err != nil {
 		return err
 	}
-	if field, known := t.validator.unknownField(args); field != "" {
-		return t.unknownField(field, known)
+	err := t.validator.validate(args)
+	var u *unknownFieldError
+	if errors.As(err, &u) {
+		return t.unknownField(u.field, u.known)
 	}
-	return t.validator.validate(args)
+	return err
 }
 
 // Run rewrites aliases, validates args and runs the tool.
