@@ -22,7 +22,7 @@ import (
 // Sources of a decision (dispatch.Decision.Source).
 const (
 	SourceRule        = "rule"
-	SourceDefault     = "default"
+	SourceDefault     = dispatch.SourceDefault // no rule matched: guard.defaultPolicy
 	SourcePath        = "path"
 	SourceDangerous   = "dangerous"
 	SourceParse       = "parse"
