@@ -42,6 +42,10 @@ func CleanName(name string, strip int, backslash bool) (clean string, skip bool,
 		return "", true, nil
 	}
 	clean = strings.Join(parts[strip:], "/")
+	if strings.HasPrefix(clean, `\`) {
+		// "pkg/\\x" under --strip 1: a rooted name on Windows once stripped.
+		return "", false, fmt.Errorf("entry %q has a name that starts with a backslash once stripped (%s): it would be written outside the destination on Windows", name, clean)
+	}
 	if hasDrive(clean) {
 		// "./C:x" or "pkg/C:x" under --strip 1: a drive name once cleaned.
 		return "", false, fmt.Errorf("entry %q has a name that starts with a drive (%s): it would be written outside the destination on Windows", name, clean[:2])
