@@ -53,13 +53,19 @@ func (b *backReader) reload() {
 	if b.used > 64 {
 		return
 	}
-	nb := int(b.used >> 3)
-	if nb > b.pos {
-		nb = b.pos
+	b.pos, b.cont, b.used = refill(b.in, b.pos, b.used)
+}
+
+// refill is reload on the reader's parts, for loops that keep them in
+// registers.
+func refill(in []byte, pos int, used uint) (int, uint64, uint) {
+	nb := int(used >> 3)
+	if nb > pos {
+		nb = pos
 	}
-	b.pos -= nb
-	b.used -= uint(nb) * 8
-	b.cont = binary.LittleEndian.Uint64(b.in[b.pos:])
+	pos -= nb
+	used -= uint(nb) * 8
+	return pos, binary.LittleEndian.Uint64(in[pos:]), used
 }
 
 // remaining is how many bits are left; negative once read past the start.

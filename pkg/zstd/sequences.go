@@ -1,5 +1,7 @@
 package zstd
 
+import "encoding/binary"
+
 // decodeSequences reads a compressed block's sequences section and
 // writes the block: literals and matches, appended to hist.
 func (z *Reader) decodeSequences(in []byte, lits []byte) error {
@@ -22,7 +24,8 @@ func (z *Reader) decodeSequences(in []byte, lits []byte) error {
 		nseq, p = int(in[1])|int(in[2])<<8+0x7F00, 3
 	}
 	start := len(z.hist)
-	out := z.hist[:start+z.blockMax]
+	out := z.hist[:cap(z.hist)]
+	wlits := lits[:cap(lits)]
 	if nseq == 0 {
 		if p != len(in) {
 			return corruptf("%d bytes after a block's last sequence", len(in)-p)
@@ -57,6 +60,8 @@ func (z *Reader) decodeSequences(in []byte, lits []byte) error {
 	sLL := br.read(llT.log)
 	sOF := br.read(ofT.log)
 	sML := br.read(mlT.log)
+	// The bit reader's parts live in locals here: the hot loop.
+	bin, pos, cont, used := br.in, br.pos, br.cont, br.used
 
 	op, lp := start, 0
 	end := start + z.blockMax
@@ -64,13 +69,18 @@ func (z *Reader) decodeSequences(in []byte, lits []byte) error {
 	rep := z.rep
 	for i := 0; i < nseq; i++ {
 		lle, ofe, mle := ll[sLL], of[sOF], ml[sML]
-		br.reload()
-		offv := int(ofe.value) + int(br.read(ofe.addBits))
-		if ofe.addBits > 24 {
-			br.reload()
+		if used <= 64 {
+			pos, cont, used = refill(bin, pos, used)
 		}
-		mlv := int(mle.value) + int(br.read(mle.addBits))
-		llv := int(lle.value) + int(br.read(lle.addBits))
+		offv := int(ofe.value) + int((cont<<used)>>(64-ofe.addBits))
+		used += uint(ofe.addBits)
+		if ofe.addBits > 24 && used <= 64 {
+			pos, cont, used = refill(bin, pos, used)
+		}
+		mlv := int(mle.value) + int((cont<<used)>>(64-mle.addBits))
+		used += uint(mle.addBits)
+		llv := int(lle.value) + int((cont<<used)>>(64-lle.addBits))
+		used += uint(lle.addBits)
 
 		var off int
 		if offv > 3 {
@@ -99,10 +109,15 @@ func (z *Reader) decodeSequences(in []byte, lits []byte) error {
 			}
 		}
 		if i < nseq-1 {
-			br.reload()
-			sLL = uint64(lle.base) + br.read(lle.nb)
-			sML = uint64(mle.base) + br.read(mle.nb)
-			sOF = uint64(ofe.base) + br.read(ofe.nb)
+			if used <= 64 {
+				pos, cont, used = refill(bin, pos, used)
+			}
+			sLL = uint64(lle.base) + (cont<<used)>>(64-lle.nb)
+			used += uint(lle.nb)
+			sML = uint64(mle.base) + (cont<<used)>>(64-mle.nb)
+			used += uint(mle.nb)
+			sOF = uint64(ofe.base) + (cont<<used)>>(64-ofe.nb)
+			used += uint(ofe.nb)
 		}
 
 		if llv > len(lits)-lp {
@@ -111,16 +126,37 @@ func (z *Reader) decodeSequences(in []byte, lits []byte) error {
 		if llv+mlv > end-op {
 			return corruptf("a block decodes past %d bytes", z.blockMax)
 		}
-		copy(out[op:op+llv], lits[lp:lp+llv])
+		// Short copies go 16 bytes at a time, past their end into the
+		// slack that buffers keep (wildSlack).
+		if llv <= 32 {
+			for j := 0; j < llv; j += 16 {
+				d, s := out[op+j:op+j+16], wlits[lp+j:lp+j+16]
+				binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
+				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
+			}
+		} else {
+			copy(out[op:op+llv], lits[lp:lp+llv])
+		}
 		op += llv
 		lp += llv
 		if off > op || off > window {
 			return corruptf("a match %d bytes back, %d are decoded (window %d)", off, op, window)
 		}
 		src := op - off
-		if off >= mlv {
+		switch {
+		case off >= mlv && mlv > 32:
 			copy(out[op:op+mlv], out[src:src+mlv])
-		} else {
+		case off >= 16:
+			for j := 0; j < mlv; j += 16 {
+				d, s := out[op+j:op+j+16], out[src+j:src+j+16]
+				binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
+				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
+			}
+		case off >= 8:
+			for j := 0; j < mlv; j += 8 {
+				binary.LittleEndian.PutUint64(out[op+j:], binary.LittleEndian.Uint64(out[src+j:]))
+			}
+		default:
 			// Overlapping: the copied part doubles the pattern each time.
 			for done := 0; done < mlv; {
 				done += copy(out[op+done:op+mlv], out[src:op+done])
@@ -128,6 +164,7 @@ func (z *Reader) decodeSequences(in []byte, lits []byte) error {
 		}
 		op += mlv
 	}
+	br.pos, br.cont, br.used = pos, cont, used
 	if r := br.remaining(); r != 0 {
 		return corruptf("a sequences bitstream ends %d bits off", r)
 	}

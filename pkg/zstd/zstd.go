@@ -24,6 +24,10 @@ const (
 
 	// MinWindow is the smallest window a frame header can ask for.
 	MinWindow = 1 << 10
+
+	// wildSlack is room past a block's end, so short copies can move 8
+	// bytes at a time.
+	wildSlack = 32
 )
 
 var (
@@ -264,20 +268,20 @@ func byteSize(n uint64) string {
 // room makes space for one more block in hist, sliding the window to
 // the front when the buffer is full. Everything in hist has been read.
 func (z *Reader) room() {
-	need := len(z.hist) + z.blockMax
+	need := len(z.hist) + z.blockMax + wildSlack
 	if need <= cap(z.hist) {
 		return
 	}
-	if need > z.limit {
+	if need > z.limit+wildSlack {
 		n := copy(z.hist, z.hist[len(z.hist)-z.window:])
 		z.hist = z.hist[:n]
 		z.rd = n
-		need = n + z.blockMax
+		need = n + z.blockMax + wildSlack
 		if need <= cap(z.hist) {
 			return
 		}
 	}
-	grown := make([]byte, len(z.hist), min(max(2*cap(z.hist), need, 64<<10), z.limit))
+	grown := make([]byte, len(z.hist), min(max(2*cap(z.hist), need, 64<<10), z.limit+wildSlack))
 	copy(grown, z.hist)
 	z.hist = grown
 }
@@ -313,7 +317,7 @@ func (z *Reader) decodeBlock() error {
 		z.hist = z.hist[:start+size]
 	case 2:
 		if cap(z.block) < size {
-			z.block = make([]byte, MaxBlockSize)
+			z.block = make([]byte, MaxBlockSize+wildSlack)
 		}
 		in := z.block[:size]
 		if err := z.readFull(in, "a compressed block"); err != nil {
@@ -360,7 +364,7 @@ func (z *Reader) endFrame() error {
 
 func (z *Reader) decodeCompressed(in []byte) error {
 	if z.lits == nil {
-		z.lits = make([]byte, MaxBlockSize)
+		z.lits = make([]byte, MaxBlockSize+wildSlack)
 	}
 	lits, n, err := z.decodeLiterals(in)
 	if err != nil {
