@@ -12,7 +12,7 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
+	"github.com/mcode-dev/mcode/pkg/zstd"
 	"github.com/ulikunitz/xz"
 )
 
@@ -95,11 +95,8 @@ func decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
 		z, err := xz.NewReader(r)
 		return z, func() {}, err
 	case FormatTarZst:
-		z, err := zstd.NewReader(r, zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, nil, err
-		}
-		return z, z.Close, nil
+		z := zstd.NewReader(r, zstdMaxWindow)
+		return z, func() { z.Close() }, nil
 	case FormatTarBz2:
 		return bzip2.NewReader(r), func() {}, nil
 	}

@@ -2,6 +2,7 @@ package zstd
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 )
 
@@ -284,7 +285,7 @@ func (h *huffTable) decode(in []byte, out []byte) error {
 		out[i] = byte(e >> 8)
 	}
 	if r := br.remaining(); r != 0 {
-		return corruptf("a Huffman stream of %d literals ends %d bits off", len(out), r)
+		return bitsOff(fmt.Sprintf("a Huffman stream of %d literals", len(out)), r)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package zstd
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // decodeSequences reads a compressed block's sequences section and
 // writes the block: literals and matches, appended to hist.
@@ -166,7 +169,7 @@ func (z *Reader) decodeSequences(in []byte, lits []byte) error {
 	}
 	br.pos, br.cont, br.used = pos, cont, used
 	if r := br.remaining(); r != 0 {
-		return corruptf("a sequences bitstream ends %d bits off", r)
+		return bitsOff(fmt.Sprintf("a bitstream of %d sequences", nseq), r)
 	}
 	rest := len(lits) - lp
 	if rest > end-op {

@@ -150,7 +150,7 @@ func (z *Reader) step() error {
 func (z *Reader) readFull(p []byte, what string) error {
 	if _, err := io.ReadFull(z.in, p); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return fmt.Errorf("%w: the stream ends inside %s", io.ErrUnexpectedEOF, what)
+			return fmt.Errorf("zstd: the stream ends inside %s: %w", what, io.ErrUnexpectedEOF)
 		}
 		return err
 	}
@@ -165,7 +165,7 @@ func (z *Reader) startFrame() error {
 	}
 	if err != nil {
 		if err == io.ErrUnexpectedEOF {
-			return fmt.Errorf("%w: the stream ends inside a frame's magic number", err)
+			return fmt.Errorf("zstd: the stream ends inside a frame's magic number: %w", err)
 		}
 		return err
 	}
@@ -178,7 +178,7 @@ func (z *Reader) startFrame() error {
 		size := int64(binary.LittleEndian.Uint32(m[:]))
 		if got, err := io.CopyN(io.Discard, z.in, size); err != nil {
 			if err == io.EOF {
-				return fmt.Errorf("%w: a skippable frame of %d bytes ends after %d", io.ErrUnexpectedEOF, size, got)
+				return fmt.Errorf("zstd: a skippable frame of %d bytes ends after %d: %w", size, got, io.ErrUnexpectedEOF)
 			}
 			return err
 		}
@@ -253,6 +253,14 @@ func (z *Reader) startFrame() error {
 	z.rep = [3]int{1, 4, 8}
 	z.seq = seqTables{}
 	return nil
+}
+
+// bitsOff tells how a bitstream failed to end where its content did.
+func bitsOff(what string, r int) error {
+	if r < 0 {
+		return corruptf("%s needs %d bits more than it holds", what, -r)
+	}
+	return corruptf("%s leaves %d bits unread", what, r)
 }
 
 func byteSize(n uint64) string {
