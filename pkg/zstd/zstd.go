@@ -1,7 +1,8 @@
 // Package zstd decodes Zstandard streams (RFC 8878) with bounded memory:
-// the frame's window plus a block, never more than the caller allows.
-// It builds no tables at start-up, so linking it costs nothing until a
-// stream is read. Dictionaries are not supported.
+// one and a half times the frame's window plus a block, for a window no
+// larger than the caller allows. It builds no tables at start-up, so
+// linking it costs nothing until a stream is read. Dictionaries are not
+// supported.
 package zstd
 
 import (
@@ -81,7 +82,7 @@ type Reader struct {
 // NewReader decodes r; a frame asking for a window over maxWindow bytes
 // is refused.
 func NewReader(r io.Reader, maxWindow int64) *Reader {
-	return &Reader{in: bufio.NewReaderSize(r, 64<<10), maxWindow: maxWindow, digest: xxhash.New()}
+	return &Reader{in: bufio.NewReaderSize(r, 32<<10), maxWindow: maxWindow, digest: xxhash.New()}
 }
 
 // Read reads decoded bytes.
