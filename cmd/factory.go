@@ -61,7 +61,7 @@ func NewFactory() *Factory {
 	f := &Factory{
 		IO:         iostreams.System(),
 		Now:        time.Now,
-		Getwd:      os.Getwd,
+		Getwd:      sync.OnceValues(os.Getwd), // mcode never changes directory; each call stats . and $PWD
 		Getenv:     os.Getenv,
 		Executable: os.Executable,
 	}
