@@ -139,8 +139,7 @@ func samples() []sample {
 	s = append(s,
 		sample{"random-300k", randomBytes(300<<10, 1)},
 		sample{"zeros-1m", make([]byte, 1<<20)},
-		sample{"mixed-3m", mixed(3<<20, 4)},
-		sample{"words-2m", words(2<<20, 5)},
+		sample{"mixed-2m", mixed(2<<20, 4)},
 		sample{"chunks-400k", chunks(400<<10, 6)},
 		sample{"tokens-400k", tokens(400<<10, 7)},
 		sample{"skewed-300k", skewed(300<<10, 8)},
@@ -271,6 +270,9 @@ func TestAgainstKlauspost(t *testing.T) {
 	}
 	for _, s := range samples() {
 		for name, o := range opts {
+			if len(s.data) > 1<<20 && name != "default" && name != "small-window" && name != "best" {
+				continue // the big samples with a few settings only
+			}
 			enc, err := zstd.NewWriter(nil, o...)
 			if err != nil {
 				t.Fatal(err)
@@ -340,11 +342,11 @@ func TestTruncated(t *testing.T) {
 // TestFlippedBits: a flipped bit anywhere in a checksummed frame is
 // reported, as a checksum mismatch when the damage is in the data.
 func TestFlippedBits(t *testing.T) {
-	want := mixed(200<<10, 12)
+	want := mixed(150<<10, 12)
 	comp := enc(t, want)
 	mismatches := 0
 	r := rand.New(rand.NewPCG(13, 13))
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < 1000; i++ {
 		bad := bytes.Clone(comp)
 		pos := r.IntN(len(bad))
 		bad[pos] ^= 1 << r.IntN(8)
@@ -390,7 +392,7 @@ func TestWindowLimit(t *testing.T) {
 // TestMemoryBounded: decoding keeps the window and a block, not the
 // stream.
 func TestMemoryBounded(t *testing.T) {
-	data := words(40<<20, 15)
+	data := words(16<<20, 15)
 	comp := enc(t, data, zstd.WithWindowSize(1<<20), zstd.WithEncoderLevel(zstd.SpeedFastest))
 	var before, after runtime.MemStats
 	runtime.GC()
