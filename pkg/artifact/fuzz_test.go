@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // FuzzExtract: whatever bytes an archive holds, extract either fails
@@ -15,6 +17,9 @@ import (
 func FuzzExtract(f *testing.F) {
 	t := &testing.T{}
 	f.Add(gz(t, tarBytes(t, pkgMembers()...)))
+	if zw, err := zstd.NewWriter(nil); err == nil {
+		f.Add(zw.EncodeAll(tarBytes(t, pkgMembers()...), nil)) // the tar.zst decoder, pkg/zstd
+	}
 	f.Add(tarBytes(t, member{name: "a", typ: tar.TypeSymlink, link: "."}, member{name: "b", typ: tar.TypeSymlink, link: "a/.."}))
 	f.Add(tarBytes(t, member{name: "../x", body: "x"}))
 	f.Add(zipBytes(t, member{name: "d/a.txt", body: "alpha"}, member{name: "l", typ: tar.TypeSymlink, link: "d/a.txt"}))
