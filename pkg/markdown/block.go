@@ -12,7 +12,7 @@ const MaxDepth = 64
 
 // Parse reads Markdown into a tree whose root is a Document.
 func Parse(src []byte) *Node {
-	p := &parser{doc: &Node{Kind: Document, open: true}}
+	p := &parser{doc: &Node{Kind: Document, open: true, b: &blockState{}}}
 	p.tip = p.doc
 	for len(src) > 0 {
 		line, rest, _ := bytes.Cut(src, []byte("\n"))
@@ -118,7 +118,7 @@ func (p *parser) addLine() {
 		p.offset++
 		rest = strings.Repeat(" ", 4-p.column%4) + p.line[min(p.offset, len(p.line)):]
 	}
-	p.tip.lines = append(p.tip.lines, rest)
+	p.tip.b.lines = append(p.tip.b.lines, rest)
 }
 
 func canContain(parent, child Kind) bool {
@@ -137,7 +137,7 @@ func (p *parser) addChild(kind Kind) *Node {
 	for !canContain(p.tip.Kind, kind) {
 		p.finalize(p.tip)
 	}
-	n := &Node{Kind: kind, open: true}
+	n := &Node{Kind: kind, open: true, b: &blockState{}}
 	p.tip.append(n)
 	p.tip = n
 	return n
@@ -175,8 +175,8 @@ func (p *parser) continueBlock(c *Node) int {
 				return 1
 			}
 			p.advanceNextNonspace()
-		case p.indent >= c.markerOffset+c.padding:
-			p.advanceOffset(c.markerOffset+c.padding, true)
+		case p.indent >= c.b.markerOffset+c.b.padding:
+			p.advanceOffset(c.b.markerOffset+c.b.padding, true)
 		default:
 			return 1
 		}
@@ -184,13 +184,13 @@ func (p *parser) continueBlock(c *Node) int {
 		return 1
 	case CodeBlock:
 		if c.Fenced {
-			if !p.indented && p.peek(p.nextNonspace) == c.fenceChar {
-				if n := fenceRun(p.line[p.nextNonspace:], c.fenceChar); n >= c.fenceLen && strings.Trim(p.line[p.nextNonspace+n:], " \t") == "" {
+			if !p.indented && p.peek(p.nextNonspace) == c.b.fenceChar {
+				if n := fenceRun(p.line[p.nextNonspace:], c.b.fenceChar); n >= c.b.fenceLen && strings.Trim(p.line[p.nextNonspace+n:], " \t") == "" {
 					p.finalize(c)
 					return 2
 				}
 			}
-			for i := c.fenceOffset; i > 0 && isSpaceOrTab(p.peek(p.offset)); i-- {
+			for i := c.b.fenceOffset; i > 0 && isSpaceOrTab(p.peek(p.offset)); i-- {
 				p.advanceOffset(1, true)
 			}
 			return 0
@@ -275,7 +275,7 @@ func (p *parser) incorporateLine(ln string) {
 	}
 	t := container.Kind
 	lastLineBlank := p.blank && !(t == BlockQuote || (t == CodeBlock && container.Fenced) ||
-		(t == ListItem && container.FirstChild == nil && container.startLine == p.lineNumber))
+		(t == ListItem && container.FirstChild == nil && container.b.startLine == p.lineNumber))
 	for c := container; c != nil; c = c.Parent {
 		c.lastLineBlank = lastLineBlank
 	}
@@ -335,7 +335,7 @@ func (p *parser) blockStart(container *Node) int {
 				p.closeUnmatchedBlocks()
 				h := p.addChild(Heading)
 				h.Level = level
-				h.content = []byte(text)
+				h.b.content = []byte(text)
 				p.offset = len(p.line)
 				return 2
 			}
@@ -343,7 +343,7 @@ func (p *parser) blockStart(container *Node) int {
 			if n := fenceRun(rest, c); n >= 3 && (c == '~' || strings.IndexByte(rest[n:], '`') < 0) {
 				p.closeUnmatchedBlocks()
 				b := p.addChild(CodeBlock)
-				b.Fenced, b.fenceChar, b.fenceLen, b.fenceOffset = true, c, n, p.indent
+				b.Fenced, b.b.fenceChar, b.b.fenceLen, b.b.fenceOffset = true, c, n, p.indent
 				p.advanceNextNonspace()
 				p.advanceOffset(n, false)
 				return 2
@@ -386,12 +386,12 @@ func (p *parser) blockStart(container *Node) int {
 // once its link reference definitions are read.
 func (p *parser) setext(para *Node, c byte) bool {
 	p.closeUnmatchedBlocks()
-	content := p.takeRefs(strings.Join(para.lines, "\n"))
+	content := p.takeRefs(strings.Join(para.b.lines, "\n"))
 	if strings.TrimSpace(content) == "" {
-		para.lines = nil
+		para.b.lines = nil
 		return false
 	}
-	h := &Node{Kind: Heading, Level: 1, content: []byte(strings.TrimRight(content, " \t"))}
+	h := &Node{Kind: Heading, Level: 1, b: &blockState{content: []byte(strings.TrimRight(content, " \t"))}}
 	if c == '-' {
 		h.Level = 2
 	}
@@ -490,13 +490,13 @@ func (p *parser) listItem(container *Node) bool {
 		}
 	}
 	p.closeUnmatchedBlocks()
-	if t := p.tip; t.Kind != List || t.Ordered != (bullet == 0) || t.bulletChar != bullet || t.delimiter != delim {
+	if t := p.tip; t.Kind != List || t.Ordered != (bullet == 0) || t.b.bulletChar != bullet || t.b.delimiter != delim {
 		l := p.addChild(List)
-		l.Ordered, l.Start, l.bulletChar, l.delimiter, l.Tight = bullet == 0, start, bullet, delim, true
+		l.Ordered, l.Start, l.b.bulletChar, l.b.delimiter, l.Tight = bullet == 0, start, bullet, delim, true
 	}
 	it := p.addChild(ListItem)
-	it.markerOffset, it.padding, it.startsBlankItem = markerOffset, padding, blankItem
-	it.startLine = p.lineNumber
+	it.b.markerOffset, it.b.padding = markerOffset, padding
+	it.b.startLine = p.lineNumber
 	return true
 }
 
@@ -505,34 +505,34 @@ func (p *parser) finalize(b *Node) {
 	b.open = false
 	switch b.Kind {
 	case Paragraph:
-		content := p.takeRefs(strings.Join(b.lines, "\n"))
-		b.lines = nil
+		content := p.takeRefs(strings.Join(b.b.lines, "\n"))
+		b.b.lines = nil
 		if strings.Trim(content, " \t\n") == "" {
 			b.unlink()
 			break
 		}
-		b.content = []byte(content)
+		b.b.content = []byte(content)
 		splitTable(b)
 	case CodeBlock:
 		if b.Fenced {
 			info := ""
-			if len(b.lines) > 0 {
-				info, b.lines = b.lines[0], b.lines[1:]
+			if len(b.b.lines) > 0 {
+				info, b.b.lines = b.b.lines[0], b.b.lines[1:]
 			}
 			b.Info = unescapeString(strings.Trim(info, " \t"))
 		} else {
-			for len(b.lines) > 0 && strings.Trim(b.lines[len(b.lines)-1], " \t") == "" {
-				b.lines = b.lines[:len(b.lines)-1]
+			for len(b.b.lines) > 0 && strings.Trim(b.b.lines[len(b.b.lines)-1], " \t") == "" {
+				b.b.lines = b.b.lines[:len(b.b.lines)-1]
 			}
 		}
 		var sb strings.Builder
-		for _, l := range b.lines {
+		for _, l := range b.b.lines {
 			sb.WriteString(l)
 			sb.WriteByte('\n')
 		}
-		b.Literal, b.lines = sb.String(), nil
+		b.Literal, b.b.lines = sb.String(), nil
 	case HTMLBlock:
-		b.Literal, b.lines = strings.Join(b.lines, "\n"), nil
+		b.Literal, b.b.lines = strings.Join(b.b.lines, "\n"), nil
 	case List:
 		b.Tight = true
 		for it := b.FirstChild; it != nil && b.Tight; it = it.Next {

@@ -14,10 +14,11 @@ func (p *parser) inlines(n *Node) {
 	for c := n.FirstChild; c != nil; c = c.Next {
 		switch c.Kind {
 		case Paragraph, Heading, TableCell:
-			ip := inlineParser{refs: p.refs, block: c, s: strings.Trim(string(c.content), " \t\n")}
-			c.content = nil
+			ip := inlineParser{refs: p.refs, block: c, s: strings.Trim(string(c.b.content), " \t\n")}
+			c.b = nil
 			ip.parse()
 		default:
+			c.b = nil
 			p.inlines(c)
 		}
 	}
@@ -133,9 +134,14 @@ func special(c byte) bool {
 // mergeText joins neighbouring text nodes, all the way down.
 func mergeText(n *Node) {
 	for c := n.FirstChild; c != nil; c = c.Next {
-		for c.Kind == Text && c.Next != nil && c.Next.Kind == Text {
-			c.Literal += c.Next.Literal
-			c.Next.unlink()
+		if c.Kind == Text && c.Next != nil && c.Next.Kind == Text {
+			var b strings.Builder
+			b.WriteString(c.Literal)
+			for c.Next != nil && c.Next.Kind == Text {
+				b.WriteString(c.Next.Literal)
+				c.Next.unlink()
+			}
+			c.Literal = b.String()
 		}
 		if c.FirstChild != nil {
 			mergeText(c)

@@ -64,17 +64,8 @@ type Node struct {
 	Header                  bool    // table row
 	Checked                 bool    // task
 	HTMLType                int
-	open                    bool
-	lastLineBlank           bool
-	content                 []byte // raw text of a paragraph, heading or cell until inlines are parsed
-	lines                   []string
-	fenceChar               byte
-	fenceLen, fenceOffset   int
-	markerOffset, padding   int
-	bulletChar, delimiter   byte
-	startLine               int
-	startsBlankItem         bool
-	containsBlankLineInside bool
+	open, lastLineBlank     bool
+	b                       *blockState // while the block is parsed
 }
 
 func (n *Node) append(c *Node) {
@@ -119,3 +110,14 @@ func (n *Node) unlink() {
 
 // IsBlock says whether the node is a block.
 func (n *Node) IsBlock() bool { return n.Kind < Text }
+
+// blockState is what parsing a block needs and its node does not keep.
+type blockState struct {
+	content               []byte // raw text of a paragraph, heading or cell until inlines are parsed
+	lines                 []string
+	fenceChar             byte
+	fenceLen, fenceOffset int
+	markerOffset, padding int
+	bulletChar, delimiter byte
+	startLine             int
+}

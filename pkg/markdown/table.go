@@ -6,7 +6,7 @@ import "strings"
 // with as many cells as the line before it into a table: the lines
 // before the header stay a paragraph, the lines after are its rows.
 func splitTable(para *Node) {
-	lines := strings.Split(string(para.content), "\n")
+	lines := strings.Split(string(para.b.content), "\n")
 	for i := 1; i < len(lines); i++ {
 		align, ok := delimiterRow(lines[i])
 		if !ok {
@@ -25,7 +25,7 @@ func splitTable(para *Node) {
 		if i == 1 {
 			para.unlink()
 		} else {
-			para.content = []byte(strings.Join(lines[:i-1], "\n"))
+			para.b.content = []byte(strings.Join(lines[:i-1], "\n"))
 		}
 		return
 	}
@@ -94,9 +94,9 @@ func splitCells(line string) []string {
 func tableRow(cells []string, n int, header bool) *Node {
 	row := &Node{Kind: TableRow, Header: header}
 	for i := range n {
-		c := &Node{Kind: TableCell}
+		c := &Node{Kind: TableCell, b: &blockState{}}
 		if i < len(cells) {
-			c.content = []byte(cells[i])
+			c.b.content = []byte(cells[i])
 		}
 		row.append(c)
 	}
