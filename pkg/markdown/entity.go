@@ -79,21 +79,21 @@ func unescapeString(s string) string {
 // An unknown name stays literal text.
 func entity(name string) string {
 	switch name {
-	case "amp":
+	case "amp", "AMP":
 		return "&"
-	case "lt":
+	case "lt", "LT":
 		return "<"
-	case "gt":
+	case "gt", "GT":
 		return ">"
-	case "quot":
+	case "quot", "QUOT":
 		return "\u0022"
 	case "apos":
 		return "'"
 	case "nbsp":
 		return "\u00A0"
-	case "copy":
+	case "copy", "COPY":
 		return "\u00A9"
-	case "reg":
+	case "reg", "REG":
 		return "\u00AE"
 	case "trade":
 		return "\u2122"
