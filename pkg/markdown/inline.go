@@ -14,7 +14,7 @@ func (p *parser) inlines(n *Node) {
 	for c := n.FirstChild; c != nil; c = c.Next {
 		switch c.Kind {
 		case Paragraph, Heading, TableCell:
-			ip := inlineParser{refs: p.refs, block: c, s: strings.Trim(string(c.b.content), " \t\n")}
+			ip := inlineParser{refs: p.refs, block: c, s: strings.Trim(c.b.content, " \t\n")}
 			c.b = nil
 			ip.parse()
 		default:
@@ -287,12 +287,23 @@ func (ip *inlineParser) removeDelim(d *delimiter) {
 }
 
 func (ip *inlineParser) processEmphasis(bottom *delimiter) {
-	type key struct {
-		cc   byte
-		open bool
-		mod  int
+	// The lowest opener worth a look, by closer character, whether it
+	// can open too, and length mod 3 (strikes: length).
+	var openersBottom [18]*delimiter
+	var seen [18]bool
+	slot := func(d *delimiter) int {
+		i := 0
+		switch d.cc {
+		case '_':
+			i = 6
+		case '~':
+			i = 12
+		}
+		if d.canOpen {
+			i += 3
+		}
+		return i + d.orig%3
 	}
-	openersBottom := map[key]*delimiter{}
 	var closer *delimiter
 	for d := ip.delims; d != nil && d != bottom; d = d.prev {
 		closer = d
@@ -302,13 +313,10 @@ func (ip *inlineParser) processEmphasis(bottom *delimiter) {
 			closer = closer.next
 			continue
 		}
-		k := key{closer.cc, closer.canOpen, closer.orig % 3}
-		if closer.cc == '~' {
-			k.mod = closer.orig
-		}
-		ob, seen := openersBottom[k]
-		if !seen {
-			ob = bottom
+		k := slot(closer)
+		ob := bottom
+		if seen[k] {
+			ob = openersBottom[k]
 		}
 		opener := closer.prev
 		found := false
@@ -327,7 +335,7 @@ func (ip *inlineParser) processEmphasis(bottom *delimiter) {
 			opener = opener.prev
 		}
 		if !found {
-			openersBottom[k] = closer.prev
+			openersBottom[k], seen[k] = closer.prev, true
 			next := closer.next
 			if !closer.canOpen {
 				ip.removeDelim(closer)

@@ -113,7 +113,7 @@ func (n *Node) IsBlock() bool { return n.Kind < Text }
 
 // blockState is what parsing a block needs and its node does not keep.
 type blockState struct {
-	content               []byte // raw text of a paragraph, heading or cell until inlines are parsed
+	content               string // raw text of a paragraph, heading or cell until inlines are parsed
 	lines                 []string
 	fenceChar             byte
 	fenceLen, fenceOffset int

@@ -6,7 +6,10 @@ import "strings"
 // with as many cells as the line before it into a table: the lines
 // before the header stay a paragraph, the lines after are its rows.
 func splitTable(para *Node) {
-	lines := strings.Split(string(para.b.content), "\n")
+	if c := para.b.content; strings.IndexByte(c, '-') < 0 || strings.IndexByte(c, '\n') < 0 || strings.IndexAny(c, "|:") < 0 {
+		return
+	}
+	lines := strings.Split(para.b.content, "\n")
 	for i := 1; i < len(lines); i++ {
 		align, ok := delimiterRow(lines[i])
 		if !ok {
@@ -25,7 +28,7 @@ func splitTable(para *Node) {
 		if i == 1 {
 			para.unlink()
 		} else {
-			para.b.content = []byte(strings.Join(lines[:i-1], "\n"))
+			para.b.content = strings.Join(lines[:i-1], "\n")
 		}
 		return
 	}
@@ -96,7 +99,7 @@ func tableRow(cells []string, n int, header bool) *Node {
 	for i := range n {
 		c := &Node{Kind: TableCell, b: &blockState{}}
 		if i < len(cells) {
-			c.b.content = []byte(cells[i])
+			c.b.content = cells[i]
 		}
 		row.append(c)
 	}
