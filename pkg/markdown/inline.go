@@ -120,7 +120,34 @@ func (ip *inlineParser) parse() {
 		}
 	}
 	ip.processEmphasis(nil)
+	capDepth(ip.block, 0)
 	mergeText(ip.block)
+}
+
+// capDepth keeps inline nesting within MaxDepth: a span deeper than
+// that (emphasis in emphasis in …, images in images) gives its children
+// to its parent.
+func capDepth(n *Node, depth int) {
+	for c := n.FirstChild; c != nil; {
+		next := c.Next
+		if c.FirstChild == nil {
+			c = next
+			continue
+		}
+		if depth < MaxDepth {
+			capDepth(c, depth+1)
+			c = next
+			continue
+		}
+		first := c.FirstChild
+		for k := c.FirstChild; k != nil; {
+			after := k.Next
+			c.insertBefore(k)
+			k = after
+		}
+		c.unlink()
+		c = first
+	}
 }
 
 func special(c byte) bool {

@@ -49,23 +49,23 @@ const (
 // Node is one node of the tree, linked to its parent, siblings and
 // children.
 type Node struct {
-	Kind                    Kind
-	Parent, Prev, Next      *Node
-	FirstChild, LastChild   *Node
-	Literal                 string
-	Level                   int // heading level 1–6
-	Fenced                  bool
-	Info                    string
-	Dest, Title             string
-	AutoLink                bool
-	Ordered, Tight          bool
-	Start                   int
-	Align                   []Align // table
-	Header                  bool    // table row
-	Checked                 bool    // task
-	HTMLType                int
-	open, lastLineBlank     bool
-	b                       *blockState // while the block is parsed
+	Kind                  Kind
+	Parent, Prev, Next    *Node
+	FirstChild, LastChild *Node
+	Literal               string
+	Level                 int // heading level 1–6
+	Fenced                bool
+	Info                  string
+	Dest, Title           string
+	AutoLink              bool
+	Ordered, Tight        bool
+	Start                 int
+	Align                 []Align // table
+	Header                bool    // table row
+	Checked               bool    // task
+	HTMLType              int
+	open, lastLineBlank   bool
+	b                     *blockState // while the block is parsed
 }
 
 func (n *Node) append(c *Node) {
@@ -92,6 +92,20 @@ func (n *Node) insertAfter(c *Node) {
 	if c.Parent != nil && c.Parent.LastChild == n {
 		c.Parent.LastChild = c
 	}
+}
+
+// insertBefore puts c before n.
+func (n *Node) insertBefore(c *Node) {
+	c.unlink()
+	c.Prev = n.Prev
+	if c.Prev != nil {
+		c.Prev.Next = c
+	} else if n.Parent != nil {
+		n.Parent.FirstChild = c
+	}
+	c.Next = n
+	n.Prev = c
+	c.Parent = n.Parent
 }
 
 func (n *Node) unlink() {

@@ -119,7 +119,9 @@ func TestDifferentialDeliberate(t *testing.T) {
 		{"&#x26;amp;", "CommonMark: an entity's text is not read again as an entity",
 			func(r []Run) bool { return len(r) == 1 && r[0].Text == "&amp;" }},
 		{"see https://example.com/a_b now", "the whole URL is the link (goldmark cut its text at the _ and linked half)",
-			func(r []Run) bool { return len(r) == 3 && r[1].Link == "https://example.com/a_b" && r[2].Text == " now" }},
+			func(r []Run) bool {
+				return len(r) == 3 && r[1].Link == "https://example.com/a_b" && r[2].Text == " now"
+			}},
 		{"foo[https://x.com bar", "GFM: a bare URL is a link after white space or one of *_~( only (goldmark cut its text at the [)",
 			func(r []Run) bool { return len(r) == 1 && r[0].Link == "" }},
 	} {
