@@ -332,7 +332,7 @@ func (c *converter) inline(parent *markdown.Node, st style, out *[]Run) {
 }
 
 // mergeRuns joins neighbours of one style, so that writers emit one run
-// where goldmark had several text segments.
+// where the parser had several text nodes.
 func mergeRuns(runs []Run) []Run {
 	var out []Run
 	for _, r := range runs {
