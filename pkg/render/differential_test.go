@@ -135,6 +135,18 @@ func TestDifferentialDeliberate(t *testing.T) {
 			t.Errorf("%q: goldmark agrees now, the entry is stale", c.md)
 		}
 	}
+	// CommonMark: \r\n ends a line (goldmark kept the \r in code), and
+	// NUL is U+FFFD.
+	for md, want := range map[string]string{"```\r\na\r\nb\r\n```\r\n": "a\nb", "```\na\x00b\n```": "a\uFFFDb"} {
+		ours, _ := Parse([]byte(md))
+		ref, _ := parseGoldmark([]byte(md))
+		if len(ours.Blocks) != 1 || ours.Blocks[0].Code != want {
+			t.Errorf("%q: ours %+v", md, ours.Blocks)
+		}
+		if firstDiff(docLines(ours), docLines(ref)) == "" {
+			t.Errorf("%q: goldmark agrees now, the entry is stale", md)
+		}
+	}
 	// GFM: an escaped pipe in a table cell is a pipe, in a code span too.
 	md := "| a |\n|---|\n| `c \\| d` |\n"
 	ours, _ := Parse([]byte(md))
