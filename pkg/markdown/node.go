@@ -49,23 +49,23 @@ const (
 // Node is one node of the tree, linked to its parent, siblings and
 // children.
 type Node struct {
-	Kind                  Kind
 	Parent, Prev, Next    *Node
 	FirstChild, LastChild *Node
 	Literal               string
-	Level                 int // heading level 1–6
-	Fenced                bool
-	Info                  string
+	Info                  string // a fence's info string
 	Dest, Title           string
+	Align                 []Align     // table
+	b                     *blockState // while the block is parsed
+	Level                 int         // heading level 1–6
+	Start                 int         // ordered list
+	HTMLType              int
+	Kind                  Kind
+	Fenced                bool
 	AutoLink              bool
 	Ordered, Tight        bool
-	Start                 int
-	Align                 []Align // table
-	Header                bool    // table row
-	Checked               bool    // task
-	HTMLType              int
+	Header                bool // table row
+	Checked               bool // task
 	open, lastLineBlank   bool
-	b                     *blockState // while the block is parsed
 }
 
 func (n *Node) append(c *Node) {
