@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -175,4 +177,31 @@ func intID(n int64) jsonrpc.ID {
 		panic(err)
 	}
 	return id
+}
+
+// A server raises the collector's target while it runs, and the last one
+// to stop puts the old one back; GOGC set by a person is left alone.
+func TestTuneGC(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set")
+	}
+	before := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(before)
+	a, b := tuneGC(), tuneGC()
+	if got := debug.SetGCPercent(serverGCPercent); got != serverGCPercent {
+		t.Errorf("while serving: %d", got)
+	}
+	a()
+	if got := debug.SetGCPercent(serverGCPercent); got != serverGCPercent {
+		t.Errorf("while one server still runs: %d", got)
+	}
+	b()
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Errorf("after the servers: %d, want 77", got)
+	}
+	t.Setenv("GOGC", "100")
+	tuneGC()()
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Errorf("with GOGC set: %d, want 77", got)
+	}
 }
