@@ -57,6 +57,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRootFor(f, args)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
+	f.Close()
 	if f.stopDeadline != nil {
 		f.stopDeadline()
 	}
