@@ -118,4 +118,6 @@ var linkedNever = map[string]string{
 		"fill templates with pkg/tmpl",
 	"github.com/yuin/goldmark/": "goldmark compiles regular expressions and builds maps at init (0.4 ms, 250 KB of every start): " +
 		"render reads Markdown with pkg/markdown; goldmark is a test-only reference",
+	"github.com/klauspost/compress/internal/snapref.": "snapref builds the SSE4.2 Castagnoli tables at init (0.2 ms of every start); " +
+		"it comes with klauspost/compress/zstd: artifact decodes zstd with pkg/zstd, klauspost's is a test-only reference",
 }
