@@ -23,8 +23,9 @@ import (
 )
 
 // SupervisorArg is the hidden first argument that makes mcode a task
-// supervisor: `mcode __exec-supervisor TASKDIR`. cmd.Main dispatches it
-// before building the command tree.
+// supervisor: `mcode __exec-supervisor [TASKDIR]` (the folder, when known
+// at the start, only names the task for ps; the spec carries it). cmd.Main
+// dispatches it before anything else: no command tree, no config.
 const SupervisorArg = "__exec-supervisor"
 
 // A supervisor is a detached mcode process that owns one command's process
@@ -35,13 +36,18 @@ const SupervisorArg = "__exec-supervisor"
 //
 // The caller talks to it over two pipes. Its stdin carries the spec (one
 // JSON line) and then commands: "detach" (the caller is leaving; carry
-// on), "stop" and "timeout" (end the tree now). EOF before "detach" means
-// the caller died, and the tree is stopped with it. File descriptor 3
-// carries events back, one JSON line each: started, failed, kept (the main
-// process exited and its leftovers are kept running) and done.
+// on), "stop" and "timeout" (end the tree now), and "taken" (the caller has
+// the record of a foreground run, which then needs no exit file). EOF
+// before "detach" means the caller died, and the tree is stopped with it.
+// File descriptor 3 carries events back, one JSON line each: started,
+// failed, kept (the main process exited and its leftovers are kept
+// running) and done. Until the spec comes its stdout and stderr are
+// /dev/null; then they are the task's supervisor.log.
 
 // supervisorSpec is the first line a supervisor reads.
 type supervisorSpec struct {
+	// Dir is the task folder.
+	Dir           string        `json:"dir"`
 	Job           jobSpec       `json:"job"`
 	Limit         time.Duration `json:"limit"`
 	KeepChildren  bool          `json:"keep_children"`
@@ -63,6 +69,7 @@ const (
 	cmdDetach  = "detach"
 	cmdStop    = "stop"
 	cmdTimeout = "timeout"
+	cmdTaken   = "taken"
 
 	evStarted = "started"
 	evFailed  = "failed"
@@ -91,20 +98,28 @@ func SupervisorStreams() SupervisorIO {
 // Supervise is the supervisor process's main: args are what follows
 // SupervisorArg. It returns the process exit status.
 func Supervise(args []string, sio SupervisorIO) int {
-	if len(args) != 1 {
-		fmt.Fprintf(sio.Stderr, "usage: mcode %s TASKDIR\n", SupervisorArg)
+	if len(args) > 1 {
+		fmt.Fprintf(sio.Stderr, "usage: mcode %s [TASKDIR]\n", SupervisorArg)
 		return 2
 	}
-	dir := args[0]
 	send := func(ev event) {
 		data, _ := json.Marshal(ev)
 		_, _ = sio.Events.Write(append(data, '\n')) // the caller may be gone: EPIPE is fine
 	}
 	ctl := bufio.NewReader(sio.Control)
 	line, err := ctl.ReadBytes('\n')
+	if len(line) == 0 && errors.Is(err, io.EOF) {
+		return 0 // a spare whose call never came (see StartSpare)
+	}
 	var spec supervisorSpec
 	if err == nil {
 		err = json.Unmarshal(line, &spec)
+	}
+	if err == nil && spec.Dir == "" {
+		err = errors.New("the spec names no task folder")
+	}
+	if err == nil {
+		err = logTo(filepath.Join(spec.Dir, supervisorLog))
 	}
 	if err != nil {
 		send(event{Event: evFailed, Error: "reading the spec: " + err.Error()})
@@ -118,7 +133,6 @@ func Supervise(args []string, sio SupervisorIO) int {
 	term := make(chan os.Signal, 1)
 	ossignal.Notify(term, syscall.SIGTERM)
 
-	spec.Job.Env = os.Environ()
 	j, err := startJob(spec.Job)
 	if err != nil {
 		send(event{Event: evFailed, Error: err.Error()})
@@ -126,23 +140,30 @@ func Supervise(args []string, sio SupervisorIO) int {
 	}
 	send(event{Event: evStarted, PID: j.pid})
 
-	var detached atomic.Bool
+	var detached, taken atomic.Bool
 	detached.Store(spec.Detached)
 	stop := make(chan stopRequest, 4)
+	hungUp := make(chan struct{})
 	go func() {
+		defer close(hungUp)
 		for {
 			line, err := ctl.ReadString('\n')
 			switch strings.TrimSpace(line) {
 			case cmdDetach:
 				detached.Store(true)
+			case cmdTaken:
+				taken.Store(true)
 			case cmdStop:
 				stop <- stopRequest{Status: StatusStopped, Reason: "mcode was interrupted"}
 			case cmdTimeout:
 				stop <- stopRequest{Status: StatusTimedOut, Reason: "the call's deadline passed", Limit: time.Since(j.started).Round(time.Second)}
 			}
 			if err != nil {
-				if !detached.Load() {
-					stop <- stopRequest{Status: StatusStopped, Reason: "mcode exited before the command finished"}
+				if !detached.Load() && !taken.Load() {
+					select {
+					case stop <- stopRequest{Status: StatusStopped, Reason: "mcode exited before the command finished"}:
+					default: // the run is over: nobody reads stop any more
+					}
 				}
 				return
 			}
@@ -158,20 +179,58 @@ func Supervise(args []string, sio SupervisorIO) int {
 		keepChildren: spec.KeepChildren, leftoverLimit: spec.LeftoverLimit,
 		onKept: func(r record) { send(event{Event: evKept, Record: &r}) },
 	})
-	if err := writeRecord(dir, rec, detached.Load() || rec.Kept); err != nil {
-		fmt.Fprintf(sio.Stderr, "writing the exit record: %v\n", err)
+	record := func(durable bool) {
+		if err := writeRecord(spec.Dir, rec, durable); err != nil {
+			fmt.Fprintf(sio.Stderr, "writing the exit record: %v\n", err)
+		}
 	}
+	if detached.Load() || rec.Kept {
+		// A task: its record must be on disk before anyone hears of it.
+		record(true)
+		send(event{Event: evDone, Record: &rec})
+		return 0
+	}
+	// A foreground run: the caller hears of its end first, and the exit
+	// file is written only if the caller does not take the record (it
+	// died, gave up, or handed the task over at this very moment).
 	send(event{Event: evDone, Record: &rec})
+	select {
+	case <-hungUp:
+	case <-time.After(takenWait):
+	}
+	if !taken.Load() {
+		record(detached.Load())
+	}
 	return 0
+}
+
+// takenWait bounds a supervisor's wait for its caller to take the record
+// of a foreground run; a caller that has not answered by then finds the
+// exit file.
+const takenWait = 5 * time.Second
+
+// logTo makes path this process's stdout and stderr (a panic of the Go
+// runtime goes to fd 2 too).
+func logTo(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := proctree.StdioTo(f); err != nil {
+		return fmt.Errorf("logging to %s: %w", path, err)
+	}
+	return nil
 }
 
 // supervisor is the caller's handle on a supervisor it started.
 type supervisor struct {
 	cmd    *osexec.Cmd
+	exe    string
 	ctl    *os.File
 	events chan event
 	exited chan struct{}
-	dir    string
+	dir    string // set with the spec
 	// startTime reads the supervisor's start time, which names it in
 	// meta.json even after its pid is reused, when meta.json is written.
 	startTime func() uint64
@@ -192,13 +251,25 @@ func (s *supervisor) reaped() {
 	}
 }
 
-// startSupervisor starts `mcode __exec-supervisor DIR` detached, with the
-// command's environment, and sends it the spec.
-func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor, error) {
-	exe, err := o.executable()
-	if err != nil {
-		return nil, fmt.Errorf("finding the mcode binary: %w", err)
+// supervisorEnv is a supervisor's own environment: what the Go runtime
+// reads, and the time zone of the times it records. The command's
+// environment comes with the spec, so a supervisor can start before it is
+// known, and a long-lived one holds no credentials of its own.
+func supervisorEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GODEBUG", "GOGC", "GOMEMLIMIT", "GOMAXPROCS", "GOTRACEBACK", "GOCOVERDIR", "TZ":
+			env = append(env, kv)
+		}
 	}
+	return env
+}
+
+// startSupervisor starts `mcode __exec-supervisor [DIR]` detached; it
+// waits for its spec (send).
+func startSupervisor(exe, dir string) (*supervisor, error) {
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -209,36 +280,27 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 		ctlW.Close()
 		return nil, err
 	}
-	logf, err := os.OpenFile(filepath.Join(rs.taskDir, supervisorLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		ctlR.Close()
-		ctlW.Close()
-		evR.Close()
-		evW.Close()
-		return nil, err
+	// argv[0] is mcode whatever the file is called (test binaries dispatch
+	// on it).
+	args := []string{"mcode", SupervisorArg}
+	if dir != "" {
+		args = append(args, dir)
 	}
 	cmd := &osexec.Cmd{
-		Path: exe,
-		// argv[0] is mcode whatever the file is called (test binaries
-		// dispatch on it).
-		Args:        []string{"mcode", SupervisorArg, rs.taskDir},
-		Env:         rs.job.Env,
+		Path: exe, Args: args, Env: supervisorEnv(),
 		Stdin:       ctlR,
-		Stdout:      logf,
-		Stderr:      logf,
 		ExtraFiles:  []*os.File{evW},
 		SysProcAttr: proctree.DetachedAttr(),
 	}
 	err = cmd.Start()
 	ctlR.Close()
 	evW.Close()
-	logf.Close()
 	if err != nil {
 		ctlW.Close()
 		evR.Close()
 		return nil, fmt.Errorf("starting the supervisor %s: %w", exe, err)
 	}
-	s := &supervisor{cmd: cmd, ctl: ctlW, events: make(chan event, 4), exited: make(chan struct{}), dir: rs.taskDir}
+	s := &supervisor{cmd: cmd, exe: exe, ctl: ctlW, events: make(chan event, 4), exited: make(chan struct{})}
 	s.startTime = sync.OnceValue(func() uint64 {
 		p, _ := proctree.Read(cmd.Process.Pid)
 		return p.Start
@@ -251,7 +313,7 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 		defer close(s.events)
 		defer evR.Close()
 		sc := bufio.NewScanner(evR)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sc.Buffer(make([]byte, 4<<10), 1<<20)
 		for sc.Scan() {
 			var ev event
 			if json.Unmarshal(sc.Bytes(), &ev) == nil {
@@ -259,10 +321,89 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 			}
 		}
 	}()
-	line, _ := json.Marshal(spec)
-	if _, err := s.ctl.Write(append(line, '\n')); err != nil {
+	return s, nil
+}
+
+// start sends the spec: the supervisor starts the command.
+func (s *supervisor) start(spec supervisorSpec) error {
+	s.dir = spec.Dir
+	line, err := json.Marshal(spec)
+	if err == nil {
+		_, err = s.ctl.Write(append(line, '\n'))
+	}
+	if err != nil {
 		s.ctl.Close()
-		return nil, fmt.Errorf("sending the spec to the supervisor: %w", err)
+		return fmt.Errorf("sending the spec to the supervisor: %w", err)
+	}
+	return nil
+}
+
+// A spare is a supervisor started before the call that needs it is
+// parsed: its start, a whole mcode process start, then runs while this
+// process builds its command tree, reads its config and checks the call,
+// instead of after. At most one waits; the first bash call takes it.
+var spare struct {
+	sync.Mutex
+	s *supervisor
+}
+
+// StartSpare starts a spare supervisor of the mcode binary exe for the
+// bash call this process is about to make. The returned func ends it if
+// no call took it (it exits quietly when its control pipe closes without
+// a spec, as it does when this process dies).
+func StartSpare(exe string) (release func()) {
+	s, err := startSupervisor(exe, "")
+	if err != nil {
+		return func() {}
+	}
+	spare.Lock()
+	old := spare.s
+	spare.s = s
+	spare.Unlock()
+	if old != nil {
+		old.ctl.Close()
+	}
+	return func() {
+		spare.Lock()
+		defer spare.Unlock()
+		if spare.s == s {
+			spare.s = nil
+			s.ctl.Close()
+		}
+	}
+}
+
+// takeSpare hands over the spare supervisor of exe, if there is one.
+func takeSpare(exe string) *supervisor {
+	spare.Lock()
+	defer spare.Unlock()
+	s := spare.s
+	if s == nil || s.exe != exe {
+		return nil
+	}
+	spare.s = nil
+	return s
+}
+
+// launch starts the run's supervisor: the spare when there is one that
+// takes the spec, else a new one.
+func (o Options) launch(spec supervisorSpec) (*supervisor, error) {
+	exe, err := o.executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the mcode binary: %w", err)
+	}
+	if s := takeSpare(exe); s != nil {
+		if s.start(spec) == nil {
+			return s, nil
+		}
+		// It died before its call came: start another.
+	}
+	s, err := startSupervisor(exe, spec.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.start(spec); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -283,6 +424,13 @@ func (s *supervisor) send(command string) {
 // detach lets the supervisor carry on alone.
 func (s *supervisor) detach() {
 	s.send(cmdDetach)
+	s.ctl.Close()
+}
+
+// take tells the supervisor of a foreground run that its record has
+// arrived: it exits without writing the exit file.
+func (s *supervisor) take() {
+	s.send(cmdTaken)
 	s.ctl.Close()
 }
 
@@ -313,11 +461,10 @@ const stopWait = KillGrace + 5*time.Second
 func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Response, error) {
 	pl := rs.plan
 	spec := supervisorSpec{
-		Job: rs.job, Limit: pl.limit, KeepChildren: pl.keepChildren,
+		Dir: rs.taskDir, Job: rs.job, Limit: pl.limit, KeepChildren: pl.keepChildren,
 		LeftoverLimit: pl.leftoverLimit, Detached: pl.invocation == ExplicitBackground,
 	}
-	spec.Job.Env = nil // the supervisor's own environment is the command's
-	s, err := o.startSupervisor(rs, spec)
+	s, err := o.launch(spec)
 	if err != nil {
 		removeTaskDir(rs.taskDir)
 		return nil, startError(rs, err)
@@ -370,9 +517,9 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			resp, err := rs.keptLeftovers(meta, *ev.Record)
 			return resp, err, true
 		case ev.Event == evDone:
-			s.ctl.Close()
-			s.reaped()
+			s.take()
 			resp, err := rs.finish(*ev.Record, fileView(rs.job.SpoolPath, &ev.Record.Output))
+			s.reaped() // its exit overlaps the response
 			return resp, err, true
 		}
 		return nil, nil, false

@@ -89,6 +89,17 @@ func HasChildren() bool {
 	return !errors.Is(err, unix.ECHILD)
 }
 
+// StdioTo makes f this process's stdout and stderr, where the Go runtime
+// writes a panic too.
+func StdioTo(f *os.File) error {
+	for _, fd := range []int{1, 2} {
+		if err := unix.Dup3(int(f.Fd()), fd, 0); err != nil {
+			return os.NewSyscallError("dup3", err)
+		}
+	}
+	return nil
+}
+
 // SessionAttr starts the shell in its own session, so its own process group
 // and no controlling terminal (nothing can open /dev/tty and wait for a
 // person), and kills it if its parent dies.

@@ -19,6 +19,9 @@ func DefaultSignals() {}
 
 func CloseInheritedFDs() {}
 
+// StdioTo leaves stdout and stderr as they are.
+func StdioTo(f *os.File) error { return nil }
+
 func SessionAttr() *syscall.SysProcAttr { return nil }
 
 func DetachedAttr() *syscall.SysProcAttr { return nil }
