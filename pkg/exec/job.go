@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"os"
 	osexec "os/exec"
 	"slices"
@@ -30,6 +29,9 @@ type jobSpec struct {
 	Env       []string
 	SpoolPath string
 	SpoolCap  int64
+	// LazySpool makes the spool file only when it is needed (see
+	// capture.lazy): a foreground run nobody watches live.
+	LazySpool bool
 }
 
 // job is a running shell command and its process tree. Its owner (the
@@ -51,13 +53,14 @@ func startJob(spec jobSpec) (*job, error) {
 	_ = proctree.BecomeSubreaper() // without it, only the tree under the shell is reachable
 	proctree.DefaultSignals()
 	proctree.CloseInheritedFDs()
-	spool, err := os.OpenFile(spec.SpoolPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("creating the output spool: %w", err)
-	}
 	r, w, err := proctree.BlockingPipe()
 	if err != nil {
-		spool.Close()
+		return nil, err
+	}
+	capture, err := newCapture(r, spec.SpoolPath, spec.SpoolCap, spec.LazySpool)
+	if err != nil {
+		r.Close()
+		w.Close()
 		return nil, err
 	}
 	proctree.GrowPipe(r, pipeBufferSize)
@@ -74,12 +77,12 @@ func startJob(spec jobSpec) (*job, error) {
 	w.Close()
 	if err != nil {
 		r.Close()
-		spool.Close()
+		capture.closeSpoolLocked()
 		return nil, err
 	}
 	j := &job{
 		spec: spec, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(),
-		capture: newCapture(r, spool, spec.SpoolCap), mainDone: make(chan struct{}),
+		capture: capture, mainDone: make(chan struct{}),
 	}
 	go j.capture.run()
 	go func() {

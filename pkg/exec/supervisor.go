@@ -36,13 +36,17 @@ const SupervisorArg = "__exec-supervisor"
 //
 // The caller talks to it over two pipes. Its stdin carries the spec (one
 // JSON line) and then commands: "detach" (the caller is leaving; carry
-// on), "stop" and "timeout" (end the tree now), and "taken" (the caller has
-// the record of a foreground run, which then needs no exit file). EOF
+// on), "stop" and "timeout" (end the tree now), "spool" (make the output
+// file now: the run is about to become a task; answered by "spooled"), and
+// "taken" (the caller has the record of a foreground run, which then needs
+// no exit file). EOF
 // before "detach" means the caller died, and the tree is stopped with it.
 // File descriptor 3 carries events back, one JSON line each: started,
 // failed, kept (the main process exited and its leftovers are kept
-// running) and done. Until the spec comes its stdout and stderr are
-// /dev/null; then they are the task's supervisor.log.
+// running) and done. Its stderr is the events pipe too (the caller keeps
+// what is not an event, for when the supervisor fails) until it may
+// outlive the caller: a task, or a caller gone; it is then the task's
+// supervisor.log, a file that a foreground run never makes.
 
 // supervisorSpec is the first line a supervisor reads.
 type supervisorSpec struct {
@@ -70,11 +74,13 @@ const (
 	cmdStop    = "stop"
 	cmdTimeout = "timeout"
 	cmdTaken   = "taken"
+	cmdSpool   = "spool"
 
 	evStarted = "started"
 	evFailed  = "failed"
 	evKept    = "kept"
 	evDone    = "done"
+	evSpooled = "spooled"
 )
 
 // SupervisorIO are a supervisor's streams: the control pipe the caller
@@ -102,8 +108,11 @@ func Supervise(args []string, sio SupervisorIO) int {
 		fmt.Fprintf(sio.Stderr, "usage: mcode %s [TASKDIR]\n", SupervisorArg)
 		return 2
 	}
+	var sendMu sync.Mutex
 	send := func(ev event) {
 		data, _ := json.Marshal(ev)
+		sendMu.Lock()
+		defer sendMu.Unlock()
 		_, _ = sio.Events.Write(append(data, '\n')) // the caller may be gone: EPIPE is fine
 	}
 	ctl := bufio.NewReader(sio.Control)
@@ -118,9 +127,6 @@ func Supervise(args []string, sio SupervisorIO) int {
 	if err == nil && spec.Dir == "" {
 		err = errors.New("the spec names no task folder")
 	}
-	if err == nil {
-		err = logTo(filepath.Join(spec.Dir, supervisorLog))
-	}
 	if err != nil {
 		send(event{Event: evFailed, Error: "reading the spec: " + err.Error()})
 		return 1
@@ -133,6 +139,15 @@ func Supervise(args []string, sio SupervisorIO) int {
 	term := make(chan os.Signal, 1)
 	ossignal.Notify(term, syscall.SIGTERM)
 
+	logPath := filepath.Join(spec.Dir, supervisorLog)
+	logged := sync.OnceFunc(func() {
+		if err := logTo(logPath); err != nil {
+			fmt.Fprintf(sio.Stderr, "%v\n", err)
+		}
+	})
+	if spec.Detached {
+		logged()
+	}
 	j, err := startJob(spec.Job)
 	if err != nil {
 		send(event{Event: evFailed, Error: err.Error()})
@@ -150,15 +165,22 @@ func Supervise(args []string, sio SupervisorIO) int {
 			line, err := ctl.ReadString('\n')
 			switch strings.TrimSpace(line) {
 			case cmdDetach:
+				logged()
 				detached.Store(true)
 			case cmdTaken:
 				taken.Store(true)
+			case cmdSpool:
+				j.capture.materialize()
+				send(event{Event: evSpooled})
 			case cmdStop:
 				stop <- stopRequest{Status: StatusStopped, Reason: "mcode was interrupted"}
 			case cmdTimeout:
 				stop <- stopRequest{Status: StatusTimedOut, Reason: "the call's deadline passed", Limit: time.Since(j.started).Round(time.Second)}
 			}
 			if err != nil {
+				if !taken.Load() {
+					logged() // the caller is gone
+				}
 				if !detached.Load() && !taken.Load() {
 					select {
 					case stop <- stopRequest{Status: StatusStopped, Reason: "mcode exited before the command finished"}:
@@ -177,10 +199,14 @@ func Supervise(args []string, sio SupervisorIO) int {
 	rec := j.drive(control{
 		limit: spec.Limit, stop: stop,
 		keepChildren: spec.KeepChildren, leftoverLimit: spec.LeftoverLimit,
-		onKept: func(r record) { send(event{Event: evKept, Record: &r}) },
+		onKept: func(r record) {
+			logged()
+			send(event{Event: evKept, Record: &r})
+		},
 	})
 	record := func(durable bool) {
 		if err := writeRecord(spec.Dir, rec, durable); err != nil {
+			logged()
 			fmt.Fprintf(sio.Stderr, "writing the exit record: %v\n", err)
 		}
 	}
@@ -230,6 +256,9 @@ type supervisor struct {
 	ctl    *os.File
 	events chan event
 	exited chan struct{}
+	// said is the end of what it wrote that is not an event (a panic).
+	saidMu sync.Mutex
+	said   []string
 	dir    string // set with the spec
 	// startTime reads the supervisor's start time, which names it in
 	// meta.json even after its pid is reused, when meta.json is written.
@@ -289,6 +318,7 @@ func startSupervisor(exe, dir string) (*supervisor, error) {
 	cmd := &osexec.Cmd{
 		Path: exe, Args: args, Env: supervisorEnv(),
 		Stdin:       ctlR,
+		Stderr:      evW,
 		ExtraFiles:  []*os.File{evW},
 		SysProcAttr: proctree.DetachedAttr(),
 	}
@@ -316,9 +346,13 @@ func startSupervisor(exe, dir string) (*supervisor, error) {
 		sc.Buffer(make([]byte, 4<<10), 1<<20)
 		for sc.Scan() {
 			var ev event
-			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+			if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Event != "" {
 				s.events <- ev
+				continue
 			}
+			s.saidMu.Lock()
+			s.said = append(s.said[max(0, len(s.said)-4):], sc.Text())
+			s.saidMu.Unlock()
 		}
 	}()
 	return s, nil
@@ -438,10 +472,16 @@ func (s *supervisor) take() {
 func (s *supervisor) failure(ev event) error {
 	msg := ev.Error
 	if msg == "" {
-		data, _ := os.ReadFile(filepath.Join(s.dir, supervisorLog))
+		s.saidMu.Lock()
+		said := strings.TrimSpace(strings.Join(s.said, "\n"))
+		s.saidMu.Unlock()
+		if s.dir != "" {
+			data, _ := os.ReadFile(filepath.Join(s.dir, supervisorLog))
+			said = strings.TrimSpace(said + "\n" + string(data))
+		}
 		msg = "the supervisor exited without a result"
-		if log := strings.TrimSpace(string(data)); log != "" {
-			msg += ": " + lastLines(log, 5)
+		if said != "" {
+			msg += ": " + lastLines(said, 5)
 		}
 	}
 	return fmt.Errorf("%s", msg)
@@ -544,6 +584,12 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 				}
 			default:
 			}
+			// Its output so far goes to its file before the response and
+			// task output read it there.
+			s.send(cmdSpool)
+			if resp, err, done := s.awaitSpooled(settle); done {
+				return resp, err
+			}
 			meta.Background, meta.Kind = true, KindAuto
 			if err := s.writeMeta(meta); err != nil {
 				auto = nil // keep waiting in the foreground
@@ -577,6 +623,29 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 						Hint:    fmt.Sprintf("end it with mcode task stop %s", meta.ID)}
 				}
 			}
+		}
+	}
+}
+
+// spoolWait bounds the wait for a supervisor to make the output file.
+const spoolWait = 2 * time.Second
+
+// awaitSpooled waits for the answer to "spool"; an event that ends the
+// call on the way is settled instead.
+func (s *supervisor) awaitSpooled(settle func(event, bool) (*tool.Response, error, bool)) (*tool.Response, error, bool) {
+	limit := time.NewTimer(spoolWait)
+	defer limit.Stop()
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if ok && ev.Event == evSpooled {
+				return nil, nil, false
+			}
+			if resp, err, done := settle(ev, ok); done {
+				return resp, err, true
+			}
+		case <-limit.C:
+			return nil, nil, false
 		}
 	}
 }

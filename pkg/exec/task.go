@@ -93,7 +93,17 @@ func newTaskDir(dataDir string) (id, dir string, err error) {
 	return "", "", fmt.Errorf("no free task id in %s", root)
 }
 
-func removeTaskDir(dir string) { _ = os.RemoveAll(dir) }
+// removeTaskDir removes a task folder: its known files one by one (a
+// foreground call's folder holds one at most), and whatever else it holds
+// the long way.
+func removeTaskDir(dir string) {
+	for _, name := range [...]string{outputFile, exitFile, supervisorLog, metaFile} {
+		_ = os.Remove(filepath.Join(dir, name))
+	}
+	if os.Remove(dir) != nil {
+		_ = os.RemoveAll(dir)
+	}
+}
 
 func writeMeta(dir string, m taskMeta) error {
 	data, err := json.MarshalIndent(m, "", "  ")
@@ -304,6 +314,13 @@ func gcTasks(dataDir string, now time.Time) {
 // the file (a running one).
 func fileView(path string, st *outputStats) outputView {
 	v := outputView{Path: path}
+	if st != nil && st.Unspooled {
+		// The whole output came with the record; the file, if it must
+		// be shown, is made from it (see runSetup.finish).
+		v.Head, v.Tail = st.Tail, st.Tail
+		v.Bytes, v.Lines, v.SpoolBytes = st.Bytes, st.Lines, st.Bytes
+		return v
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		if st != nil {
