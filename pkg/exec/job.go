@@ -2,7 +2,6 @@ package exec
 
 import (
 	"os"
-	osexec "os/exec"
 	"slices"
 	"time"
 
@@ -40,11 +39,11 @@ type jobSpec struct {
 // dies, and every child of the owner is the job's.
 type job struct {
 	spec     jobSpec
-	cmd      *osexec.Cmd
+	shell    *proctree.Child
 	pid      int
 	started  time.Time
 	capture  *capture
-	mainDone chan struct{}
+	mainDone <-chan struct{}
 }
 
 // startJob starts the shell with stdin on /dev/null and stdout and stderr
@@ -64,16 +63,14 @@ func startJob(spec jobSpec) (*job, error) {
 		return nil, err
 	}
 	proctree.GrowPipe(r, pipeBufferSize)
-	cmd := &osexec.Cmd{
-		Path:        spec.Shell,
-		Args:        []string{spec.Shell, "-c", spec.Command},
-		Dir:         spec.Dir,
-		Env:         append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
-		Stdout:      w,
-		Stderr:      w,
-		SysProcAttr: proctree.SessionAttr(),
-	}
-	err = cmd.Start()
+	shell, err := proctree.Start(proctree.Spec{
+		Path:  spec.Shell,
+		Args:  []string{spec.Shell, "-c", spec.Command},
+		Dir:   spec.Dir,
+		Env:   append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
+		Files: []*os.File{nil, w, w},
+		Sys:   proctree.SessionAttr(),
+	})
 	w.Close()
 	if err != nil {
 		r.Close()
@@ -81,21 +78,17 @@ func startJob(spec jobSpec) (*job, error) {
 		return nil, err
 	}
 	j := &job{
-		spec: spec, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(),
-		capture: capture, mainDone: make(chan struct{}),
+		spec: spec, shell: shell, pid: shell.PID, started: time.Now(),
+		capture: capture, mainDone: shell.Done(),
 	}
 	go j.capture.run()
-	go func() {
-		_ = cmd.Wait()
-		close(j.mainDone)
-	}()
 	return j, nil
 }
 
 // exit is the main process's exit code and, when a signal killed it, the
 // signal's name. Call it after mainDone.
 func (j *job) exit() (int, string) {
-	return proctree.ExitOf(j.cmd.ProcessState)
+	return j.shell.Exit()
 }
 
 // waitMain waits for the main process, at most d.

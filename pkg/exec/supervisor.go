@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	osexec "os/exec"
 	ossignal "os/signal"
 	"path/filepath"
 	"strings"
@@ -251,11 +250,11 @@ func logTo(path string) error {
 
 // supervisor is the caller's handle on a supervisor it started.
 type supervisor struct {
-	cmd    *osexec.Cmd
+	pid    int
 	exe    string
 	ctl    *os.File
 	events chan event
-	exited chan struct{}
+	exited <-chan struct{}
 	// said is the end of what it wrote that is not an event (a panic).
 	saidMu sync.Mutex
 	said   []string
@@ -315,14 +314,11 @@ func startSupervisor(exe, dir string) (*supervisor, error) {
 	if dir != "" {
 		args = append(args, dir)
 	}
-	cmd := &osexec.Cmd{
+	child, err := proctree.Start(proctree.Spec{
 		Path: exe, Args: args, Env: supervisorEnv(),
-		Stdin:       ctlR,
-		Stderr:      evW,
-		ExtraFiles:  []*os.File{evW},
-		SysProcAttr: proctree.DetachedAttr(),
-	}
-	err = cmd.Start()
+		Files: []*os.File{ctlR, nil, evW, evW},
+		Sys:   proctree.DetachedAttr(),
+	})
 	ctlR.Close()
 	evW.Close()
 	if err != nil {
@@ -330,15 +326,12 @@ func startSupervisor(exe, dir string) (*supervisor, error) {
 		evR.Close()
 		return nil, fmt.Errorf("starting the supervisor %s: %w", exe, err)
 	}
-	s := &supervisor{cmd: cmd, exe: exe, ctl: ctlW, events: make(chan event, 4), exited: make(chan struct{})}
+	// It is reaped if it ends while this process lives.
+	s := &supervisor{pid: child.PID, exe: exe, ctl: ctlW, events: make(chan event, 4), exited: child.Done()}
 	s.startTime = sync.OnceValue(func() uint64 {
-		p, _ := proctree.Read(cmd.Process.Pid)
+		p, _ := proctree.Read(child.PID)
 		return p.Start
 	})
-	go func() {
-		_ = cmd.Wait() // reaps it if it ends while this process lives
-		close(s.exited)
-	}()
 	go func() {
 		defer close(s.events)
 		defer evR.Close()
@@ -518,7 +511,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 	rs.result.PID = ev.PID
 	meta := taskMeta{
 		ID: rs.job.ID, Command: rs.job.Command, Cwd: rs.job.Dir, Shell: rs.job.Shell,
-		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.cmd.Process.Pid,
+		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.pid,
 		StartedAt: time.Now(), TimeoutS: pl.limit.Seconds(),
 		EnvSanitize: rs.result.EnvSanitize, EnvRemoved: rs.result.EnvRemoved,
 	}

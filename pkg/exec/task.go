@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
@@ -93,10 +94,13 @@ func newTaskDir(dataDir string) (id, dir string, err error) {
 	return "", "", fmt.Errorf("no free task id in %s", root)
 }
 
-// removeTaskDir removes a task folder: its known files one by one (a
-// foreground call's folder holds one at most), and whatever else it holds
-// the long way.
+// removeTaskDir removes a task folder: at once when it is empty (a
+// foreground call's folder mostly is), else its known files one by one,
+// and whatever else it holds the long way.
 func removeTaskDir(dir string) {
+	if syscall.Rmdir(dir) == nil {
+		return
+	}
 	for _, name := range [...]string{outputFile, exitFile, supervisorLog, metaFile} {
 		_ = os.Remove(filepath.Join(dir, name))
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	ossignal "os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -301,10 +302,7 @@ func ExitOf(ps *os.ProcessState) (code int, sig string) {
 	if !ok {
 		return ps.ExitCode(), ""
 	}
-	if ws.Signaled() {
-		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
-	}
-	return ws.ExitStatus(), ""
+	return exitOf(ws)
 }
 
 // GroupAttr puts a child in a process group of its own and kills it if
@@ -340,4 +338,45 @@ func groupOnly(pgid int) []Proc {
 		}
 	}
 	return live
+}
+
+// Start starts a program, as os/exec would, and reaps it when it exits.
+// It goes round os.StartProcess, whose first start in a process first
+// checks that pidfds work by forking a throw-away child: a bash call's
+// supervisor and the call itself each start one process, on the call's
+// critical path, and would each pay for that check.
+func Start(s Spec) (*Child, error) {
+	files, closeFiles, err := s.files()
+	if err != nil {
+		return nil, err
+	}
+	defer closeFiles()
+	fds := make([]uintptr, len(files))
+	for i, f := range files {
+		fds[i] = f.Fd()
+	}
+	pid, _, err := syscall.StartProcess(s.Path, s.Args, &syscall.ProcAttr{Dir: s.Dir, Env: dedupEnv(s.Env), Files: fds, Sys: s.Sys})
+	runtime.KeepAlive(files)
+	if err != nil {
+		return nil, &os.PathError{Op: "fork/exec", Path: s.Path, Err: err}
+	}
+	c := &Child{PID: pid, done: make(chan struct{})}
+	go func() {
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		c.code, c.sig = exitOf(ws)
+		close(c.done)
+	}()
+	return c, nil
+}
+
+func exitOf(ws syscall.WaitStatus) (code int, sig string) {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
+	}
+	return ws.ExitStatus(), ""
 }
