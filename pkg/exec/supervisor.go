@@ -250,8 +250,12 @@ func logTo(path string) error {
 
 // supervisor is the caller's handle on a supervisor it started.
 type supervisor struct {
-	pid    int
-	exe    string
+	pid int
+	exe string
+	// spare: started by StartSpare, whose release reaps it once its run
+	// is over (taken), after the response is out.
+	spare  bool
+	taken  atomic.Bool
 	ctl    *os.File
 	events chan event
 	exited <-chan struct{}
@@ -383,6 +387,7 @@ func StartSpare(exe string) (release func()) {
 	if err != nil {
 		return func() {}
 	}
+	s.spare = true
 	spare.Lock()
 	old := spare.s
 	spare.s = s
@@ -392,10 +397,16 @@ func StartSpare(exe string) (release func()) {
 	}
 	return func() {
 		spare.Lock()
-		defer spare.Unlock()
-		if spare.s == s {
+		unused := spare.s == s
+		if unused {
 			spare.s = nil
+		}
+		spare.Unlock()
+		switch {
+		case unused:
 			s.ctl.Close()
+		case s.taken.Load():
+			s.reaped()
 		}
 	}
 }
@@ -459,6 +470,7 @@ func (s *supervisor) detach() {
 func (s *supervisor) take() {
 	s.send(cmdTaken)
 	s.ctl.Close()
+	s.taken.Store(true)
 }
 
 // failure explains a supervisor that ended without a record.
@@ -552,7 +564,9 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 		case ev.Event == evDone:
 			s.take()
 			resp, err := rs.finish(*ev.Record, fileView(rs.job.SpoolPath, &ev.Record.Output))
-			s.reaped() // its exit overlaps the response
+			if !s.spare {
+				s.reaped() // else its exit overlaps the rest of the call (StartSpare)
+			}
 			return resp, err, true
 		}
 		return nil, nil, false
