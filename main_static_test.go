@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -34,6 +36,16 @@ func TestStaticBinary(t *testing.T) {
 	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
 		t.Errorf("binary needs shared libraries %v", libs)
 	}
+	// Function names stay in a stripped binary (tracebacks need them).
+	image, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for fn, why := range linkedNever {
+		if bytes.Contains(image, []byte(fn)) {
+			t.Errorf("the binary links %s: %s", fn, why)
+		}
+	}
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -50,4 +62,12 @@ func TestStaticBinary(t *testing.T) {
 	if env.Result.Version != "v9.9.9-test" || env.Result.GoVersion != runtime.Version() {
 		t.Errorf("version = %+v", env.Result)
 	}
+}
+
+// linkedNever are functions whose presence in the binary costs every
+// start (P1 and P18 of the performance targets), and why.
+var linkedNever = map[string]string{
+	"text/template.(*state).evalField": "text/template runs a template (it calls reflect.Value.MethodByName, " +
+		"so the linker keeps every exported method of every type in an interface: 3 MB and the package inits they pull in); " +
+		"fill templates with pkg/tmpl",
 }

@@ -100,7 +100,7 @@ func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connec
 	}
 	agent := cfg.Agents[strings.ToLower(profile.Agent)]
 	exe, _ := f.Executable() // without it, servers start without their warden
-	return &connector.Connector{
+	conn := &connector.Connector{
 		WardenExe: exe,
 		Servers:   connector.Servers(cfg, agent.McpServers),
 		DataDir:   f.HomeDir(),
@@ -108,7 +108,11 @@ func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connec
 		Getenv:    f.Getenv,
 		Version:   version,
 		Now:       f.Now,
-	}, nil
+	}
+	f.closersMu.Lock()
+	f.closers = append(f.closers, conn.Close)
+	f.closersMu.Unlock()
+	return conn, nil
 }
 
 // connectorRun runs one connector operation and wraps it in an envelope.

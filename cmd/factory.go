@@ -40,6 +40,9 @@ type Factory struct {
 	config     *config.Config
 	configErr  error
 
+	closersMu sync.Mutex
+	closers   []func() // what the process ends before it exits (parked MCP sessions)
+
 	dispatcherOnce sync.Once
 	dispatcher     *dispatch.Dispatcher
 	dispatcherErr  error
@@ -61,12 +64,24 @@ func NewFactory() *Factory {
 	f := &Factory{
 		IO:         iostreams.System(),
 		Now:        time.Now,
-		Getwd:      os.Getwd,
+		Getwd:      sync.OnceValues(os.Getwd), // mcode never changes directory; each call stats . and $PWD
 		Getenv:     os.Getenv,
 		Executable: os.Executable,
 	}
 	f.Tools = f.builtinTools
 	return f
+}
+
+// Close ends what the command left open for a later step of this
+// process: MCP servers a lookup started for a call that did not come.
+func (f *Factory) Close() {
+	f.closersMu.Lock()
+	closers := f.closers
+	f.closers = nil
+	f.closersMu.Unlock()
+	for _, c := range closers {
+		c()
+	}
 }
 
 // Config reads the configuration once, lazily: commands that do not need

@@ -60,9 +60,10 @@ func Main() int {
 // Run executes one command line with the given factory.
 func Run(ctx context.Context, f *Factory, args []string) int {
 	start := time.Now()
-	root := NewCmdRoot(f)
+	root := NewCmdRootFor(f, args)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
+	f.Close()
 	if f.stopDeadline != nil {
 		f.stopDeadline()
 	}

@@ -16,7 +16,94 @@ import (
 const annotationTool = "mcode.tool"
 
 // NewCmdRoot builds the whole command tree.
-func NewCmdRoot(f *Factory) *cobra.Command {
+func NewCmdRoot(f *Factory) *cobra.Command { return newCmdRoot(f, "") }
+
+// NewCmdRootFor builds the tree a command line needs: the root and the one
+// subcommand it names, when that command does not read the others (a
+// third of a small call's time went into building thirty commands and
+// their flags); else the whole tree (help, completion, an unknown name,
+// man, skill).
+func NewCmdRootFor(f *Factory, args []string) *cobra.Command {
+	name := commandName(args)
+	for _, sc := range subcommands {
+		if sc.name == name && !sc.wholeTree {
+			return newCmdRoot(f, name)
+		}
+	}
+	return newCmdRoot(f, "")
+}
+
+// subcommand is a command below the root, and how to build it.
+type subcommand struct {
+	name  string
+	build func(f *Factory) *cobra.Command
+	// wholeTree: the command reads the other commands (man pages, the
+	// skill guide's usage lines).
+	wholeTree bool
+}
+
+// subcommands are the root's, in the order help lists them.
+var subcommands = []subcommand{
+	{name: "datetime", build: func(f *Factory) *cobra.Command { return NewCmdDatetime(f, nil) }},
+	{name: "read", build: func(f *Factory) *cobra.Command { return NewCmdRead(f, nil) }},
+	{name: "extract", build: func(f *Factory) *cobra.Command { return NewCmdExtract(f, nil) }},
+	{name: "filetype", build: func(f *Factory) *cobra.Command { return NewCmdFiletype(f, nil) }},
+	{name: "rm", build: func(f *Factory) *cobra.Command { return NewCmdRm(f, nil) }},
+	{name: "trash", build: func(f *Factory) *cobra.Command { return NewCmdTrash(f, nil) }},
+	{name: "shim", build: NewCmdShim},
+	{name: "grep", build: func(f *Factory) *cobra.Command { return NewCmdGrep(f, nil) }},
+	{name: "glob", build: func(f *Factory) *cobra.Command { return NewCmdGlob(f, nil) }},
+	{name: "write", build: func(f *Factory) *cobra.Command { return NewCmdWrite(f, nil) }},
+	{name: "render", build: func(f *Factory) *cobra.Command { return NewCmdRender(f, nil) }},
+	{name: "edit", build: func(f *Factory) *cobra.Command { return NewCmdEdit(f, nil) }},
+	{name: "bash", build: func(f *Factory) *cobra.Command { return NewCmdBash(f, nil) }},
+	{name: "task", build: func(f *Factory) *cobra.Command { return NewCmdTask(f, nil) }},
+	{name: "artifact", build: func(f *Factory) *cobra.Command { return NewCmdArtifact(f, nil) }},
+	{name: "todo", build: func(f *Factory) *cobra.Command { return NewCmdTodo(f, nil) }},
+	{name: "skills", build: func(f *Factory) *cobra.Command { return NewCmdSkills(f, nil) }},
+	{name: "call", build: func(f *Factory) *cobra.Command { return NewCmdCall(f, nil) }},
+	{name: "tools", build: func(f *Factory) *cobra.Command { return NewCmdTools(f, nil) }},
+	{name: "mcp", build: func(f *Factory) *cobra.Command { return NewCmdMCP(f, nil) }},
+	{name: "batch", build: func(f *Factory) *cobra.Command { return NewCmdBatch(f, nil) }},
+	{name: "skill", build: func(f *Factory) *cobra.Command { return NewCmdSkill(f, nil) }, wholeTree: true},
+	{name: "connector", build: NewCmdConnector},
+	{name: "archive", build: NewCmdArchive},
+	{name: "guard", build: NewCmdGuard},
+	{name: "approve", build: NewCmdApprove},
+	{name: "deny", build: NewCmdDeny},
+	{name: "audit", build: NewCmdAudit},
+	{name: "version", build: NewCmdVersion},
+	{name: "man", build: NewCmdMan, wholeTree: true},
+}
+
+// commandName is the first word of a command line that is not a global
+// flag or its value: the subcommand it names, if any. After "--" there
+// is none.
+func commandName(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return ""
+		case strings.HasPrefix(a, "--"):
+			if name, _, hasValue := strings.Cut(a[2:], "="); !hasValue && slices.Contains(globalValueFlags, name) {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && a != "-":
+			if a == "-o" {
+				i++
+			}
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// globalValueFlags are the root's persistent flags that take a value.
+var globalValueFlags = []string{"root", "config", "agent", "role", "output", "approval", "timeout"}
+
+func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcode <command> [flags]",
 		Short: "The tool layer for coding agents: each command prints one JSON result",
@@ -76,39 +163,14 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		printEnvelope(f, env)
 	})
 
-	root.AddCommand(
-		NewCmdDatetime(f, nil),
-		NewCmdRead(f, nil),
-		NewCmdExtract(f, nil),
-		NewCmdFiletype(f, nil),
-		NewCmdRm(f, nil),
-		NewCmdTrash(f, nil),
-		NewCmdShim(f),
-		NewCmdGrep(f, nil),
-		NewCmdGlob(f, nil),
-		NewCmdWrite(f, nil),
-		NewCmdRender(f, nil),
-		NewCmdEdit(f, nil),
-		NewCmdBash(f, nil),
-		NewCmdTask(f, nil),
-		NewCmdArtifact(f, nil),
-		NewCmdTodo(f, nil),
-		NewCmdSkills(f, nil),
-		NewCmdCall(f, nil),
-		NewCmdTools(f, nil),
-		NewCmdMCP(f, nil),
-		NewCmdBatch(f, nil),
-		NewCmdSkill(f, nil),
-
-		NewCmdConnector(f),
-		NewCmdArchive(f),
-		NewCmdGuard(f),
-		NewCmdApprove(f),
-		NewCmdDeny(f),
-		NewCmdAudit(f),
-		NewCmdVersion(f),
-		NewCmdMan(f),
-	)
+	for _, sc := range subcommands {
+		if only == "" || sc.name == only {
+			root.AddCommand(sc.build(f))
+		}
+	}
+	if only != "" {
+		root.CompletionOptions.DisableDefaultCmd = true // the command is not completion
+	}
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [command]",
 		Short: "Help about any command",

@@ -63,12 +63,14 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 		}
 		known = true
 	}
-	sess, err := c.connect(ctx, s)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ended(ctx, name, start, "; its server was still starting")
+	sess := c.unpark(s)
+	if sess == nil {
+		if sess, err = c.connect(ctx, s); err != nil {
+			if ctx.Err() != nil {
+				return nil, ended(ctx, name, start, "; its server was still starting")
+			}
+			return nil, err
 		}
-		return nil, err
 	}
 	defer sess.close()
 	if !known {

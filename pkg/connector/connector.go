@@ -27,6 +27,8 @@ type Connector struct {
 	// WardenExe is mcode's executable: stdio servers run below its warden
 	// (WardenArg). Empty starts them directly.
 	WardenExe string
+
+	parked *parking // sessions opened by a lookup, for the call that follows
 }
 
 // Server states in a ServerStatus.
@@ -135,18 +137,92 @@ func (c *Connector) listAll(ctx context.Context, servers []Server, live bool, lo
 // listLive asks one server for its tools under its own time limit and
 // caches the answer.
 func (c *Connector) listLive(ctx context.Context, s Server) (Listing, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.Timeout())
+	l, sess, err := c.listKeeping(ctx, s)
+	if sess != nil {
+		sess.close()
+	}
+	return l, err
+}
+
+// listKeeping is listLive that hands back the open session, for the call
+// that follows a lookup (else a cold call started its server twice).
+func (c *Connector) listKeeping(ctx context.Context, s Server) (Listing, *session, error) {
+	limited, cancel := context.WithTimeout(ctx, s.Timeout())
 	defer cancel()
-	sess, err := c.connect(ctx, s)
+	sess, err := c.connect(limited, s)
 	if err != nil {
-		return Listing{}, c.limitError(ctx, s, "start and answer", err)
+		return Listing{}, nil, c.limitError(limited, s, "start and answer", err)
 	}
-	defer sess.close()
-	l, err := c.list(ctx, sess)
+	l, err := c.list(limited, sess)
 	if err != nil {
-		return Listing{}, c.limitError(ctx, s, "list its tools", err)
+		sess.close()
+		return Listing{}, nil, c.limitError(limited, s, "list its tools", err)
 	}
-	return l, nil
+	return l, sess, nil
+}
+
+// parking holds, by server name, the sessions of lookups whose calls
+// have not come yet.
+type parking struct {
+	mu   sync.Mutex
+	idle map[string]*session
+}
+
+// parkingInit guards the lazy creation of a Connector's parking, which a
+// copy of the Connector made afterwards shares.
+var parkingInit sync.Mutex
+
+func (c *Connector) parking() *parking {
+	parkingInit.Lock()
+	defer parkingInit.Unlock()
+	if c.parked == nil {
+		c.parked = &parking{idle: map[string]*session{}}
+	}
+	return c.parked
+}
+
+// park keeps a session open for the next call of its server in this
+// process; Close ends it if none comes.
+func (c *Connector) park(sess *session) {
+	p := c.parking()
+	p.mu.Lock()
+	old := p.idle[sess.server.Name]
+	p.idle[sess.server.Name] = sess
+	p.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+}
+
+// unpark takes the parked session of a server, if it was opened with the
+// same configuration.
+func (c *Connector) unpark(s Server) *session {
+	p := c.parking()
+	p.mu.Lock()
+	sess := p.idle[s.Name]
+	delete(p.idle, s.Name)
+	p.mu.Unlock()
+	if sess != nil && sess.server.Hash() != s.Hash() {
+		sess.close()
+		return nil
+	}
+	return sess
+}
+
+// Close ends the sessions parked for a call that did not come, and
+// stops their servers.
+func (c *Connector) Close() {
+	p := c.parking()
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = map[string]*session{}
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, sess := range idle {
+		wg.Add(1)
+		go func() { defer wg.Done(); sess.close() }()
+	}
+	wg.Wait()
 }
 
 func (c *Connector) list(ctx context.Context, sess *session) (Listing, error) {
@@ -207,9 +283,11 @@ func (c *Connector) Find(ctx context.Context, name string) (ToolDef, error) {
 		l, ok = loadListing(c.DataDir, s, c.now())
 	}
 	if !ok {
-		if l, err = c.listLive(ctx, s); err != nil {
+		var sess *session
+		if l, sess, err = c.listKeeping(ctx, s); err != nil {
 			return ToolDef{}, err
 		}
+		c.park(sess) // the call that looked it up comes next
 	}
 	return findIn(l, s, toolName)
 }

@@ -403,3 +403,39 @@ func TestHTTP(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A call after a lookup that had to ask the server (a cold cache) uses
+// the session the lookup opened: one start, not two; a lookup whose call
+// never comes leaves no server running once the connector is closed.
+func TestLookupThenCallStartsTheServerOnce(t *testing.T) {
+	fx := newFixture(t, mcptest.ModeOK)
+	ctx := context.Background()
+	if _, err := fx.conn.Find(ctx, "ok__echo"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := fx.conn.Call(ctx, "ok__echo", json.RawMessage(`{"message":"hi"}`))
+	if err != nil || resp.Output != "echo: hi" {
+		t.Fatalf("echo: %v, %+v", err, resp)
+	}
+	if n := fx.startCount(); n != 1 {
+		t.Fatalf("a cold lookup and its call started the server %d times", n)
+	}
+	fx.conn.Refresh = true // the lookup must ask again
+	if _, err := fx.conn.Find(ctx, "ok__echo"); err != nil {
+		t.Fatal(err)
+	}
+	if n := fx.startCount(); n != 2 {
+		t.Fatalf("%d starts after the second lookup", n)
+	}
+	parked := fx.conn.parking().idle["ok"]
+	if parked == nil || parked.proc == nil {
+		t.Fatal("the lookup parked no session")
+	}
+	fx.conn.Close()
+	if status := parked.proc.exited(5 * time.Second); status == "" {
+		t.Fatal("the parked server still runs after Close")
+	}
+	if len(fx.conn.parking().idle) != 0 {
+		t.Fatal("Close left sessions parked")
+	}
+}

@@ -325,6 +325,9 @@ func TestTaskOutputNewSinceLastRead(t *testing.T) {
 					return
 				}
 				text := strings.TrimSuffix(out, notice)
+				if strings.Contains(notice, unfinishedLine) {
+					text = strings.TrimSuffix(text, "\n") // the line break before the closing line only
+				}
 				if got := int(num(o, "next_offset") - num(o, "offset")); got != len(text) {
 					t.Errorf("offsets %v-%v for %d bytes", o["offset"], o["next_offset"], len(text))
 				}
@@ -443,4 +446,31 @@ func TestSpoolOfACutOutputSurvivesTheCall(t *testing.T) {
 	if len(l.Tasks) != 0 {
 		t.Errorf("tasks %v", l.Tasks)
 	}
+}
+
+// A prompt without a newline is shown while the task waits, and the
+// closing line says the newline before it is not output.
+func TestTaskOutputShowsAnUnfinishedLine(t *testing.T) {
+	env := testEnv(t, nil)
+	_, r, err := inProcess(t, env, Name, map[string]any{"command": "printf 'done\\nPassword: '; sleep 5", "background": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := str(r, "task_id")
+	t.Cleanup(func() { inProcess(t, env, TaskStopName, map[string]any{"task_id": id}) })
+	for range 100 {
+		out, _, err := inProcess(t, env, TaskOutputName, map[string]any{"task_id": id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "Password: ") {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if !strings.Contains(out, "Password: \n[task "+id+": ") || !strings.Contains(out, "line") || !strings.Contains(out, " ("+unfinishedLine+")") {
+			t.Fatalf("output = %q", out)
+		}
+		return
+	}
+	t.Fatal("the prompt never came")
 }

@@ -254,6 +254,9 @@ func TaskOutputTool() *tool.Tool {
 // newOutput reads what the task wrote since from, the end of the last
 // read. Its text is the output alone, then a line saying where the read
 // was and what remains (the notices of -o text).
+// unfinishedLine marks a read whose last line has no newline yet.
+const unfinishedLine = "the last one without its newline"
+
 func (t *task) newOutput(res *TaskOutputResult, from int64) *tool.Response {
 	const noticeRoom = 200 // the closing line
 	chunk, next, size := readChunk(spoolPath(t.dir), from, OutputCap-noticeRoom)
@@ -265,7 +268,11 @@ func (t *task) newOutput(res *TaskOutputResult, from int64) *tool.Response {
 	res.Complete = t.status != StatusRunning && next >= size
 	text := textenc.CleanTerminal(chunk)
 	res.Lines = strings.Count(text, "\n")
-	if text != "" && !strings.HasSuffix(text, "\n") {
+	// A line still being written (a prompt, or a pipe's 4 KiB block
+	// ending mid-line) is shown now, and the closing line says its
+	// newline is not in the output, so pieces put together are exact.
+	unfinished := text != "" && !strings.HasSuffix(text, "\n")
+	if unfinished {
 		res.Lines++
 		text += "\n"
 	}
@@ -275,6 +282,9 @@ func (t *task) newOutput(res *TaskOutputResult, from int64) *tool.Response {
 		fmt.Fprintf(&b, "no new output since byte %d", from)
 	} else {
 		fmt.Fprintf(&b, "new output: bytes %d-%d, %s", from, next, plural(res.Lines, "line", "lines"))
+	}
+	if unfinished {
+		b.WriteString(" (" + unfinishedLine + ")")
 	}
 	resp := &tool.Response{Result: res}
 	switch {

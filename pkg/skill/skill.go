@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"text/template"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/tmpl"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -31,8 +31,8 @@ const description = "Use the mcode CLI from bash to read, search, write, edit an
 var source string
 
 // page is parsed on first use: other commands do not pay for it.
-var page = sync.OnceValues(func() (*template.Template, error) {
-	return template.New(FileName).Option("missingkey=error").Parse(source)
+var page = sync.OnceValues(func() (*tmpl.Template, error) {
+	return tmpl.Parse(FileName, source)
 })
 
 // Entry is one tool as the guide lists it.
@@ -70,13 +70,11 @@ func Render(d Data) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	err = tpl.Execute(&b, struct {
+	return tpl.Execute(struct {
 		Data
 		Name, Description string
 		ExitCodes         []exitCode
 	}{d, Name, description, exitCodes})
-	return b.String(), err
 }
 
 // Summary is the first sentence of a tool's description, on one line.

@@ -16,10 +16,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/template"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/tmpl"
 )
 
 // Mode says whether calls of a tool may run side by side.
@@ -327,15 +327,11 @@ func (t *Tool) initDescription() error {
 }
 
 func render(name, src string, data any) (string, error) {
-	tpl, err := template.New(name).Option("missingkey=error").Parse(src)
+	s, err := tmpl.Render(name, src, data)
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	if err := tpl.Execute(&b, data); err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(b.String()), nil
+	return strings.TrimSpace(s), nil
 }
 
 // Definition is what a model or a program sees of a tool.
