@@ -415,6 +415,11 @@ if want P17; then
   go build -o "$work/mcpbench" ./internal/mcpbench
   RUNS=3 bench P17g "  the same from the go-sdk client" "$work/mcpbench read 1000 $work/p17.go $MCODE mcp serve" \
     "1,000 mcode read" "for i in \$(seq 1 1000); do $MCODE read $work/p17.go; done > /dev/null" "(target: ratio <= 0.1)"
+  # The server's own CPU per call (user + sys of mcp serve over 1,000
+  # reads), steadier than wall time on a shared machine.
+  "$work/mcpbench" read 1000 "$work/p17.go" /usr/bin/time -o "$work/p17s.time" -f '%U %S' "$MCODE" mcp serve
+  rows+=("P17s server CPU per call (go-sdk client): $(awk '{printf "%.3f", ($1+$2)}' "$work/p17s.time") ms")
+  echo "${rows[-1]}" >&2
   per_call=$(awk -F, '$1=="mcode" {print $4}' "$work/P17.csv")
   one=$(awk -F, '$1=="mcode" {print $4}' "$work/P17c.csv")
   inproc=$(go test -run '^$' -bench 'BenchmarkMCPRead/dispatch' -benchtime 2000x ./cmd 2>/dev/null | awk '/ns\/op/ {print $3}')

@@ -61,6 +61,7 @@ func CheckLoopback(addr string) (string, error) {
 // needs Authorization: Bearer token, and a Host and an Origin (when sent)
 // that name this machine.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, token string) error {
+	defer tuneGC()()
 	defer s.Shutdown()
 	srv := &http.Server{
 		Handler:           s.Handler(token),

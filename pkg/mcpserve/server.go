@@ -42,6 +42,8 @@ type Server struct {
 	sched     *scheduler
 	modes     map[string]bool // tool name -> sequential
 	approvals approvals
+	// jobs hands a call to an idle worker (see run).
+	jobs chan func()
 	// ctx ends every call in flight when the server shuts down; wg waits
 	// for them (and so for their processes) to end.
 	ctx    context.Context
@@ -57,7 +59,7 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{caller: caller, sched: newScheduler(), modes: map[string]bool{}}
+	s := &Server{caller: caller, sched: newScheduler(), modes: map[string]bool{}, jobs: make(chan func())}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	logger := opts.Logger
 	if logger == nil {
@@ -120,9 +122,38 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if approval == "" {
 			approval = s.approvals.lookup(key)
 		}
-		env := s.caller.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: approval})
+		var env *tool.Envelope
+		s.run(func() { env = s.caller.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: approval}) })
 		s.approvals.settle(key, env)
 		return Result(env), nil
+	}
+}
+
+// run runs job on a worker and waits for it. The SDK starts a goroutine
+// for every request, with a small stack that a call through the
+// dispatcher (the schema validation above all) grows, copying it a few
+// times, which cost near a tenth of a served read; a worker's stack has
+// grown already. An idle worker takes the job; when none is idle, a new
+// one starts, and stays until the server shuts down.
+func (s *Server) run(job func()) {
+	done := make(chan struct{})
+	work := func() { defer close(done); job() }
+	select {
+	case s.jobs <- work:
+	default:
+		go s.worker(work)
+	}
+	<-done
+}
+
+func (s *Server) worker(job func()) {
+	for {
+		job()
+		select {
+		case job = <-s.jobs:
+		case <-s.ctx.Done():
+			return
+		}
 	}
 }
 
@@ -150,6 +181,7 @@ func (s *Server) Shutdown() {
 // until in ends or ctx is cancelled; then it cancels the calls in flight
 // and waits for them.
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	defer tuneGC()()
 	defer s.Shutdown()
 	// The SDK's Close waits for the calls in flight: a signal must end
 	// them first.

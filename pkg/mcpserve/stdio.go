@@ -92,6 +92,9 @@ func (c *lineConn) decode(line []byte) (jsonrpc.Message, error) {
 	if line[0] == '[' {
 		return nil, errors.New("JSON-RPC batches are not part of this protocol version; send one message a line")
 	}
+	if req, err := decodeRequest(line); err == nil {
+		return req, nil
+	}
 	return jsonrpc.DecodeMessage(line)
 }
 
@@ -125,6 +128,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if data, ok := encodeResult(msg); ok {
+		return c.writeLine(data)
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err

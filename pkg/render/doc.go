@@ -6,13 +6,12 @@ import (
 	"strings"
 	"time"
 
-	gast "github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcode-dev/mcode/pkg/markdown"
 )
 
-// The document model every format renders from: goldmark's tree reduced to
+// The document model every format renders from: the Markdown tree reduced to
 // what an office file can show, so that four writers do not each walk
 // Markdown's syntax tree.
 
@@ -155,15 +154,13 @@ func Parse(src []byte) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := newParser().Parse(text.NewReader(body))
-	c := converter{src: body}
-	d := &Doc{Meta: meta, Blocks: c.blocks(root)}
+	var c converter
+	d := &Doc{Meta: meta, Blocks: c.blocks(markdown.Parse(body))}
 	d.Warnings = c.warnings
 	return d, nil
 }
 
 type converter struct {
-	src      []byte
 	warnings []string
 	html     int
 }
@@ -183,41 +180,30 @@ func clip(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-func (c *converter) blocks(parent gast.Node) []Block {
+func (c *converter) blocks(parent *markdown.Node) []Block {
 	var out []Block
-	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := parent.FirstChild; n != nil; n = n.Next {
 		out = append(out, c.block(n)...)
 	}
 	return out
 }
 
-func (c *converter) lines(n gast.Node) string {
-	var b strings.Builder
-	ls := n.Lines()
-	for i := 0; i < ls.Len(); i++ {
-		seg := ls.At(i)
-		b.Write(seg.Value(c.src))
-	}
-	return b.String()
-}
-
-func (c *converter) block(n gast.Node) []Block {
-	switch n := n.(type) {
-	case *gast.Heading:
+func (c *converter) block(n *markdown.Node) []Block {
+	switch n.Kind {
+	case markdown.Heading:
 		return []Block{{Kind: Heading, Level: n.Level, Runs: c.inlines(n)}}
-	case *gast.Paragraph, *gast.TextBlock:
+	case markdown.Paragraph:
 		return c.paragraph(n)
-	case *gast.ThematicBreak:
+	case markdown.ThematicBreak:
 		return []Block{{Kind: Rule}}
-	case *gast.FencedCodeBlock:
-		return []Block{{Kind: Code, Code: strings.TrimSuffix(c.lines(n), "\n"), Lang: string(n.Language(c.src))}}
-	case *gast.CodeBlock:
-		return []Block{{Kind: Code, Code: strings.TrimSuffix(c.lines(n), "\n")}}
-	case *gast.Blockquote:
+	case markdown.CodeBlock:
+		lang, _, _ := strings.Cut(n.Info, " ")
+		return []Block{{Kind: Code, Code: strings.TrimSuffix(n.Literal, "\n"), Lang: lang}}
+	case markdown.BlockQuote:
 		return []Block{{Kind: Quote, Children: c.blocks(n)}}
-	case *gast.List:
-		b := Block{Kind: List, Ordered: n.IsOrdered(), Start: n.Start}
-		for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+	case markdown.List:
+		b := Block{Kind: List, Ordered: n.Ordered, Start: n.Start}
+		for it := n.FirstChild; it != nil; it = it.Next {
 			item := Item{Blocks: c.blocks(it)}
 			if len(item.Blocks) > 0 && len(item.Blocks[0].Runs) > 0 && item.Blocks[0].Runs[0].Task != nil {
 				item.Task = item.Blocks[0].Runs[0].Task
@@ -226,23 +212,14 @@ func (c *converter) block(n gast.Node) []Block {
 			b.Items = append(b.Items, item)
 		}
 		return []Block{b}
-	case *gast.HTMLBlock:
-		raw := c.lines(n)
-		if n.HasClosure() {
-			raw += string(n.ClosureLine.Value(c.src))
+	case markdown.HTMLBlock:
+		if n.HTMLType == 2 {
+			return []Block{{Kind: Comment, Code: commentText(n.Literal)}}
 		}
-		if n.HTMLBlockType == gast.HTMLBlockType2 {
-			return []Block{{Kind: Comment, Code: commentText(raw)}}
-		}
-		c.warnHTML(raw)
+		c.warnHTML(n.Literal)
 		return nil
-	case *tableNode:
+	case markdown.Table:
 		return []Block{c.table(n)}
-	case *gast.LinkReferenceDefinition:
-		return nil
-	}
-	if n.Type() == gast.TypeBlock {
-		return c.blocks(n)
 	}
 	return nil
 }
@@ -264,7 +241,7 @@ func commentText(raw string) string {
 // paragraph turns a paragraph into blocks: its text, and each image it
 // holds as a picture block of its own after it (office formats place
 // pictures between paragraphs).
-func (c *converter) paragraph(n gast.Node) []Block {
+func (c *converter) paragraph(n *markdown.Node) []Block {
 	runs := c.inlines(n)
 	var text []Run
 	var pics []Block
@@ -287,82 +264,59 @@ type style struct {
 	link                       string
 }
 
-func (c *converter) inlines(n gast.Node) []Run {
+func (c *converter) inlines(n *markdown.Node) []Run {
 	var runs []Run
 	c.inline(n, style{}, &runs)
 	return mergeRuns(runs)
 }
 
-func (c *converter) inline(parent gast.Node, st style, out *[]Run) {
-	add := func(s string) {
+func (c *converter) inline(parent *markdown.Node, st style, out *[]Run) {
+	add := func(s string, st style) {
 		if s != "" {
 			*out = append(*out, Run{Text: s, Bold: st.bold, Italic: st.italic, Mono: st.mono, Strike: st.strike, Link: st.link})
 		}
 	}
-	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
-		switch n := n.(type) {
-		case *gast.Text:
-			v := n.Value(c.src)
-			switch {
-			case st.mono:
-				add(string(v))
-			case st.link == "":
-				for _, part := range linkify(unescape(v)) {
-					s := st
-					s.link = part.link
-					*out = append(*out, Run{Text: part.text, Bold: s.bold, Italic: s.italic, Strike: s.strike, Link: s.link})
-				}
-			default:
-				add(unescape(v))
+	for n := parent.FirstChild; n != nil; n = n.Next {
+		s := st
+		switch n.Kind {
+		case markdown.Text:
+			if st.link != "" {
+				add(n.Literal, st)
+				continue
 			}
-			if n.HardLineBreak() {
-				*out = append(*out, Run{Break: true})
-			} else if n.SoftLineBreak() {
-				add(" ")
+			for _, part := range linkify(n.Literal) {
+				s.link = part.link
+				add(part.text, s)
 			}
-		case *gast.String:
-			add(unescape(n.Value))
-		case *gast.CodeSpan:
-			s := st
+		case markdown.SoftBreak:
+			add(" ", st)
+		case markdown.HardBreak:
+			*out = append(*out, Run{Break: true})
+		case markdown.CodeSpan:
 			s.mono = true
+			add(n.Literal, s)
+		case markdown.Emph:
+			s.italic = true
 			c.inline(n, s, out)
-		case *gast.Emphasis:
-			s := st
-			if n.Level >= 2 {
-				s.bold = true
-			} else {
-				s.italic = true
-			}
+		case markdown.Strong:
+			s.bold = true
 			c.inline(n, s, out)
-		case *strikeNode:
-			s := st
+		case markdown.Strike:
 			s.strike = true
 			c.inline(n, s, out)
-		case *gast.Link:
-			s := st
-			s.link = string(n.Destination)
+		case markdown.Link:
+			s.link = n.Dest
+			if n.AutoLink {
+				// An autolink's label keeps only bold and italic, as it did.
+				s = style{bold: st.bold, italic: st.italic, link: n.Dest}
+			}
 			c.inline(n, s, out)
-		case *gast.AutoLink:
-			s := st
-			s.link = string(n.URL(c.src))
-			if n.AutoLinkType == gast.AutoLinkEmail && !strings.HasPrefix(s.link, "mailto:") {
-				s.link = "mailto:" + s.link
-			}
-			c.inline(n, s, out) // children hold the label
-			if n.FirstChild() == nil {
-				*out = append(*out, Run{Text: string(n.Label(c.src)), Link: s.link, Bold: st.bold, Italic: st.italic})
-			}
-		case *gast.Image:
+		case markdown.Image:
 			var alt []Run
 			c.inline(n, style{}, &alt)
-			*out = append(*out, Run{Image: &Image{Src: string(n.Destination), Alt: PlainText(alt)}})
-		case *gast.RawHTML:
-			var b strings.Builder
-			for i := 0; i < n.Segments.Len(); i++ {
-				seg := n.Segments.At(i)
-				b.Write(seg.Value(c.src))
-			}
-			raw := b.String()
+			*out = append(*out, Run{Image: &Image{Src: n.Dest, Alt: PlainText(alt)}})
+		case markdown.RawHTML:
+			raw := n.Literal
 			switch {
 			case strings.HasPrefix(raw, "<!--"):
 			case strings.EqualFold(raw, "<br>") || strings.EqualFold(raw, "<br/>") || strings.EqualFold(raw, "<br />"):
@@ -370,24 +324,15 @@ func (c *converter) inline(parent gast.Node, st style, out *[]Run) {
 			default:
 				c.warnHTML(raw)
 			}
-		case *taskNode:
-			checked := n.checked
+		case markdown.Task:
+			checked := n.Checked
 			*out = append(*out, Run{Task: &checked})
-		default:
-			c.inline(n, st, out)
 		}
 	}
 }
 
-func unescape(b []byte) string {
-	b = util.UnescapePunctuations(b)
-	b = util.ResolveNumericReferences(b)
-	b = util.ResolveEntityNames(b)
-	return string(b)
-}
-
 // mergeRuns joins neighbours of one style, so that writers emit one run
-// where goldmark had several text segments.
+// where the parser had several text nodes.
 func mergeRuns(runs []Run) []Run {
 	var out []Run
 	for _, r := range runs {
@@ -406,14 +351,19 @@ func sameStyle(a, b Run) bool {
 	return a.Bold == b.Bold && a.Italic == b.Italic && a.Mono == b.Mono && a.Strike == b.Strike && a.Link == b.Link
 }
 
-func (c *converter) table(t *tableNode) Block {
-	g := &GridTable{Align: t.align}
-	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+var alignNames = [...]string{markdown.AlignNone: "", markdown.AlignLeft: "left", markdown.AlignCenter: "center", markdown.AlignRight: "right"}
+
+func (c *converter) table(t *markdown.Node) Block {
+	g := &GridTable{}
+	for _, a := range t.Align {
+		g.Align = append(g.Align, alignNames[a])
+	}
+	for row := t.FirstChild; row != nil; row = row.Next {
 		var cells [][]Run
-		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
+		for cell := row.FirstChild; cell != nil; cell = cell.Next {
 			cells = append(cells, c.inlines(cell))
 		}
-		if row.(*tableRowNode).header {
+		if row.Header {
 			g.Header = cells
 		} else {
 			g.Rows = append(g.Rows, cells)

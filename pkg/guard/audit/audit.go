@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -52,6 +53,11 @@ type Log struct {
 	// Errors, when set, hears about lines that could not be written (the
 	// call's result is never changed by its audit).
 	Errors func(error)
+
+	mu       sync.Mutex
+	lock     *flock.Flock
+	file     *os.File // open for appending, while it is the file at Path
+	fileInfo os.FileInfo
 }
 
 // Open returns the log under an MCODE_HOME.
@@ -92,25 +98,60 @@ func (l *Log) Append(e Entry) error {
 	if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
 		return err
 	}
-	lk := flock.New(l.Path + ".lock")
-	if err := lk.Lock(); err != nil {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lock == nil {
+		l.lock = flock.New(l.Path + ".lock")
+	}
+	if err := l.lock.Lock(); err != nil {
 		return err
 	}
-	defer lk.Unlock()
-	if fi, err := os.Stat(l.Path); err == nil && l.MaxMiB > 0 && fi.Size()+int64(len(line)) > int64(l.MaxMiB)<<20 {
-		if err := os.Rename(l.Path, l.Path+".1"); err != nil {
-			return err
-		}
-	}
-	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	defer l.lock.Unlock()
+	f, err := l.current(int64(len(line)))
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(line)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	if _, err := f.Write(line); err != nil {
+		l.closeFile()
+		return err
 	}
-	return werr
+	return nil
+}
+
+// current is the log file to append a line of size bytes to, rotated
+// first when the line would take it past the limit. It stays open between
+// lines (a server appends one for every call), and is opened again when
+// another process rotated or removed it. Call it under the lock.
+func (l *Log) current(size int64) (*os.File, error) {
+	fi, err := os.Stat(l.Path)
+	if err == nil && l.MaxMiB > 0 && fi.Size()+size > int64(l.MaxMiB)<<20 {
+		if err := os.Rename(l.Path, l.Path+".1"); err != nil {
+			return nil, err
+		}
+		fi = nil
+	}
+	if l.file != nil && (fi == nil || !os.SameFile(fi, l.fileInfo)) {
+		l.closeFile()
+	}
+	if l.file == nil {
+		f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if l.fileInfo, err = f.Stat(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		l.file = f
+	}
+	return l.file, nil
+}
+
+func (l *Log) closeFile() {
+	if l.file != nil {
+		_ = l.file.Close()
+		l.file, l.fileInfo = nil, nil
+	}
 }
 
 // Filter selects entries.

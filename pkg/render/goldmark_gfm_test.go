@@ -9,11 +9,10 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// The GitHub additions to CommonMark that render reads (tables, task list
-// items, strikethrough), as parsers of goldmark's core. goldmark's own
-// extension package compiles a dozen regular expressions when mcode
-// starts, whatever the command (0.8 ms measured with GODEBUG=inittrace=1);
-// these need none.
+// The GitHub additions to CommonMark as parsers of goldmark's core: how
+// render read tables, task list items and strikethrough before it had
+// its own parser (pkg/markdown). Kept in a test so that the differential
+// test can compare the two, without linking goldmark into the binary.
 
 var (
 	kindTable    = gast.NewNodeKind("RenderTable")
@@ -208,10 +207,10 @@ func delimiterRow(line []byte) ([]string, bool) {
 func splitCells(src []byte, seg text.Segment) []text.Segment {
 	line := seg.Value(src)
 	start, end := 0, len(line)
-	for start < end && isSpace(line[start]) {
+	for start < end && gmIsSpace(line[start]) {
 		start++
 	}
-	for end > start && isSpace(line[end-1]) {
+	for end > start && gmIsSpace(line[end-1]) {
 		end--
 	}
 	if start < end && line[start] == '|' {
@@ -229,10 +228,10 @@ func splitCells(src []byte, seg text.Segment) []text.Segment {
 		}
 		if i == end || line[i] == '|' {
 			a, b := from, min(i, end)
-			for a < b && isSpace(line[a]) {
+			for a < b && gmIsSpace(line[a]) {
 				a++
 			}
-			for b > a && isSpace(line[b-1]) {
+			for b > a && gmIsSpace(line[b-1]) {
 				b--
 			}
 			cells = append(cells, text.NewSegment(seg.Start+a, seg.Start+b))
@@ -242,7 +241,7 @@ func splitCells(src []byte, seg text.Segment) []text.Segment {
 	return cells
 }
 
-func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+func gmIsSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // tableRow makes a row of exactly n cells (GFM pads and cuts).
 func tableRow(src []byte, cells []text.Segment, n int, header bool) gast.Node {
