@@ -1,7 +1,13 @@
 package cmd
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,5 +95,71 @@ func TestBashThroughTheCLI(t *testing.T) {
 	code, m = runJSON(t, f, bufs, "task", "output", "nosuch")
 	if code != tool.ExitFailure || errCode(m) != "not_found" {
 		t.Errorf("unknown task: exit %d, %v", code, m)
+	}
+}
+
+// TestSupervisorEntryIsFirst: mcode started as a supervisor speaks the
+// supervisor's protocol at once; it builds no command tree and reads no
+// config (cobra would answer an unknown command with an envelope and exit
+// 2), and a foreground run leaves nothing in its folder.
+func TestSupervisorEntryIsFirst(t *testing.T) {
+	dir := t.TempDir()
+	spec, _ := json.Marshal(map[string]any{
+		"dir": dir,
+		"job": map[string]any{"ID": "bt1", "Shell": "/bin/sh", "Command": "echo hi", "Dir": dir,
+			"SpoolPath": filepath.Join(dir, "output.log"), "SpoolCap": 1 << 20, "LazySpool": true},
+	})
+	evR, evW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	c := osexec.Command(os.Args[0], exec.SupervisorArg)
+	c.Env = append(os.Environ(), "MCODE_CONFIG="+filepath.Join(dir, "no-such.yaml"))
+	c.Stdin, c.Stdout, c.Stderr, c.ExtraFiles = ctlR, &out, &errOut, []*os.File{evW}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctlR.Close()
+	evW.Close()
+	if _, err := ctlW.Write(append(spec, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	sc := bufio.NewScanner(evR)
+	for sc.Scan() {
+		var ev struct {
+			Event  string `json:"event"`
+			Record *struct {
+				ExitCode int `json:"exit_code"`
+				Output   struct {
+					Tail []byte `json:"tail"`
+				} `json:"output"`
+			} `json:"record"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("not an event: %q", sc.Text())
+		}
+		events = append(events, ev.Event)
+		if ev.Event == "done" {
+			if ev.Record == nil || ev.Record.ExitCode != 0 || string(ev.Record.Output.Tail) != "hi\n" {
+				t.Errorf("done: %+v", ev.Record)
+			}
+			_, _ = ctlW.Write([]byte("taken\n"))
+			ctlW.Close()
+		}
+	}
+	if err := c.Wait(); err != nil || !slices.Equal(events, []string{"started", "done"}) {
+		t.Errorf("supervisor: %v, events %v", err, events)
+	}
+	if out.Len()+errOut.Len() > 0 {
+		t.Errorf("the supervisor printed %q / %q", out.String(), errOut.String())
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("a foreground run left %v in its folder", left)
 	}
 }

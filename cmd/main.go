@@ -36,6 +36,12 @@ func Main() int {
 	if len(os.Args) > 1 && os.Args[1] == connector.WardenArg {
 		return connector.Warden(os.Args[2:]) // the warden of a stdio MCP server: no command tree
 	}
+	if len(os.Args) > 1 && os.Args[1] == exec.Name {
+		// The call's supervisor starts now, while this process sets up.
+		if exe, err := os.Executable(); err == nil {
+			defer exec.StartSpare(exe)()
+		}
+	}
 	f := NewFactory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

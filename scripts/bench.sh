@@ -289,13 +289,17 @@ overhead() { awk -F, '$1=="mcode" {a=$4} $1=="peer" {b=$4} END {printf "%.2f", (
 if want P10; then
   # Every call runs under a supervisor (a second mcode process that owns
   # the command's tree, so that it can turn into a background task and
-  # outlive nothing if mcode is killed): its start is most of the overhead.
+  # outlive nothing if mcode is killed): mcode bash starts it first thing,
+  # so its start overlaps the call's own set-up when a core is free; the
+  # two Go starts (runtime and package init) are most of what is left.
   bench P10 "mcode bash 'true'" "$MCODE bash true" "bash -c true" "bash -c true"
   rows+=("P10  overhead over bash: $(overhead P10) ms (target <= 5 ms)")
   echo "${rows[-1]}" >&2
 fi
 if want P11; then
   # Every run keeps a 256 MiB spool (full_output_path); they go afterwards.
+  # The pipe from the shell costs its writer (head) a copy and a page per
+  # write that > /dev/null does not: P11p is the peer with that hop.
   bench P11 "mcode bash 'yes | head -c 1G'" "$MCODE bash 'yes | head -c 1G'" "bash -c '… > /dev/null'" "bash -c 'yes | head -c 1G > /dev/null'"
   bench P11p "  the same" "$MCODE bash 'yes | head -c 1G'" "bash -c '… | cat'" "bash -c 'yes | head -c 1G | cat > /dev/null'" "(the peer with the pipe hop mcode needs)"
   rm -rf "$MCODE_HOME/tasks"

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -29,15 +30,23 @@ const (
 // spool takes it) a write per chunk, and no other copy.
 type capture struct {
 	r        *os.File
-	spool    *os.File // nil once spooling stopped
+	spool    *os.File // nil before it is made and once spooling stopped
+	path     string   // the spool's
 	spoolCap int64
 	done     chan struct{}
 	// buf is where reads land, at end; the OutputCap bytes before end
 	// (round the ring) are the tail, which no read overwrites.
 	buf []byte
 
-	mu         sync.Mutex
-	end        int
+	mu  sync.Mutex
+	end int
+	// lazy: the spool file is not made yet. It is made once the output
+	// outgrows OutputCap, or when the run may outlive its caller
+	// (materialize); until then the ring holds the whole output. Most
+	// calls print little, and a file made and deleted per call costs the
+	// file system more than many a command.
+	lazy       bool
+	ended      bool // the reader is done
 	stopped    bool // finish gave up on a pipe held open: later reads do not count
 	bytes      int64
 	lines      int64
@@ -57,11 +66,21 @@ const (
 // ringSize holds the largest read and the tail before it.
 const ringSize = 4*readBufferSize + OutputCap
 
-func newCapture(r, spool *os.File, spoolCap int64) *capture {
-	return &capture{
-		r: r, spool: spool, spoolCap: spoolCap, done: make(chan struct{}),
-		buf: make([]byte, ringSize),
+// newCapture reads r into the spool file at path: made at once, or later
+// when lazy (see capture.lazy).
+func newCapture(r *os.File, path string, spoolCap int64, lazy bool) (*capture, error) {
+	c := &capture{
+		r: r, path: path, spoolCap: spoolCap, done: make(chan struct{}),
+		buf: make([]byte, ringSize), lazy: lazy,
 	}
+	if !lazy {
+		spool, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("creating the output spool: %w", err)
+		}
+		c.spool = spool
+	}
+	return c, nil
 }
 
 // run reads until every writer has closed the pipe or a read deadline
@@ -90,13 +109,61 @@ func (c *capture) run() {
 	}
 	c.r.Close()
 	c.mu.Lock()
+	c.ended = true
+	c.closeSpoolLocked()
+	c.mu.Unlock()
+}
+
+func (c *capture) closeSpoolLocked() {
 	if c.spool != nil {
 		if err := c.spool.Close(); err != nil && c.spoolErr == nil {
 			c.spoolErr = err
 		}
 		c.spool = nil
 	}
-	c.mu.Unlock()
+}
+
+// materialize makes the spool file now, with everything read so far.
+func (c *capture) materialize() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lazy {
+		c.materializeLocked(c.end)
+		if c.ended {
+			c.closeSpoolLocked()
+		}
+	}
+}
+
+// materializeLocked makes the spool file with the first upto bytes of the
+// ring, which holds the whole output while the spool is lazy (it never
+// wraps before the output outgrows OutputCap).
+func (c *capture) materializeLocked(upto int) {
+	c.lazy = false
+	spool, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		c.spoolErr = fmt.Errorf("creating the output spool: %w", err)
+		return
+	}
+	c.spool = spool
+	c.spoolLocked(c.buf[:upto])
+}
+
+// spoolLocked writes p to the spool, up to its cap.
+func (c *capture) spoolLocked(p []byte) {
+	if c.spool == nil {
+		return
+	}
+	chunk := p[:min(int64(len(p)), c.spoolCap-c.spoolBytes)]
+	n, err := c.spool.Write(chunk)
+	c.spoolBytes += int64(n)
+	if err != nil {
+		c.spoolErr = err
+	}
+	if err != nil || c.spoolBytes >= c.spoolCap {
+		c.spool.Close()
+		c.spool = nil
+	}
 }
 
 // add takes in the n bytes just read into buf at off.
@@ -112,18 +179,10 @@ func (c *capture) add(off, n int) {
 	if c.end = off + n; c.end == len(c.buf) {
 		c.end = 0
 	}
-	if c.spool != nil {
-		chunk := p[:min(int64(len(p)), c.spoolCap-c.spoolBytes)]
-		n, err := c.spool.Write(chunk)
-		c.spoolBytes += int64(n)
-		if err != nil {
-			c.spoolErr = err
-		}
-		if err != nil || c.spoolBytes >= c.spoolCap {
-			c.spool.Close()
-			c.spool = nil
-		}
+	if c.lazy && c.bytes > OutputCap {
+		c.materializeLocked(off)
 	}
+	c.spoolLocked(p)
 }
 
 // finish stops reading once the pipe has been quiet for drain after the
@@ -172,7 +231,7 @@ func (c *capture) settle(limit time.Duration) {
 func (c *capture) stats() outputStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := outputStats{Bytes: c.bytes, Lines: c.lines, SpoolBytes: c.spoolBytes}
+	s := outputStats{Bytes: c.bytes, Lines: c.lines, SpoolBytes: c.spoolBytes, Unspooled: c.lazy}
 	if c.spoolErr != nil {
 		s.SpoolError = c.spoolErr.Error()
 	}
@@ -200,4 +259,6 @@ type outputStats struct {
 	SpoolError string `json:"spool_error,omitempty"`
 	// Tail is the end of the output when the spool file stopped before it.
 	Tail []byte `json:"tail,omitempty"`
+	// Unspooled: no spool file was made, and Tail is the whole output.
+	Unspooled bool `json:"unspooled,omitempty"`
 }

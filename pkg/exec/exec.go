@@ -317,6 +317,9 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		job: jobSpec{
 			ID: id, Shell: shellPath(), Command: p.Command, Dir: cwd, Env: childEnv,
 			SpoolPath: spoolPath(dir), SpoolCap: int64(cfg.MaxSpoolMiB) << 20,
+			// The live view and a background task read the file as it
+			// grows.
+			LazySpool: env.Live == nil && pl.invocation != ExplicitBackground,
 		},
 		result: Result{
 			Command: p.Command, Cwd: cwd, Shell: shellPath(), Invocation: pl.invocation,
@@ -407,6 +410,14 @@ func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) 
 		rs.note("the full-output file stopped early: %s", rec.Output.SpoolError)
 	}
 	text, truncated := renderOutput(view, OutputCap-len(withNotes("", r.Notes)))
+	if truncated && rec.Output.Unspooled {
+		// Short, but its clean text is not (invalid UTF-8 triples): the
+		// file it names is made from the bytes that came with the record.
+		if err := os.WriteFile(view.Path, view.Tail, 0o600); err != nil {
+			rs.note("the full-output file could not be written: %v", err)
+			text, _ = renderOutput(view, OutputCap-len(withNotes("", r.Notes)))
+		}
+	}
 	resp := &tool.Response{Result: r, Truncated: truncated}
 	if truncated {
 		r.FullOutputPath = view.Path

@@ -41,9 +41,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// spareVar makes toolMain start a spare supervisor first, as mcode bash
+// does.
+const spareVar = "MCODE_TEST_SPARE"
+
 // toolMain runs `TOOL DATADIR ARGS-JSON [CONFIG-JSON]` and prints the
 // response and error as one JSON line.
 func toolMain(args []string) int {
+	if os.Getenv(spareVar) != "" {
+		exe, _ := os.Executable()
+		defer StartSpare(exe)()
+	}
 	cfg := config.Defaults()
 	if len(args) > 3 {
 		if err := json.Unmarshal([]byte(args[3]), &cfg.Bash); err != nil {
@@ -723,5 +731,70 @@ func TestUnwritableDataDirRefusesCleanly(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the command ran")
+	}
+}
+
+// TestSpareRunsTheCall: the spare supervisor started before the call is
+// the one that runs it, in the foreground and in the background, with the
+// call's environment and folder (it starts with neither); one nobody took
+// exits without leaving anything.
+func TestSpareRunsTheCall(t *testing.T) {
+	requireLinux(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCODE_SPARE_TEST", "seen")
+	env := testEnv(t, nil)
+	release := StartSpare(exe)
+	spare.Lock()
+	s := spare.s
+	spare.Unlock()
+	out, r, terr := bash(t, env, map[string]any{"command": "echo $MCODE_SPARE_TEST; pwd; echo $PPID"})
+	if terr != nil || out != fmt.Sprintf("seen\n%s\n%d\n", env.Root, s.pid) {
+		t.Errorf("foreground through the spare (pid %d): %q %+v", s.pid, out, terr)
+	}
+	if takeSpare(exe) != nil {
+		t.Error("the spare is still there after the call took it")
+	}
+	release()
+	waitFor(t, 10*time.Second, "the spare to be reaped", func() bool { _, ok := proctree.Read(s.pid); return !ok })
+	if r.Status != StatusExited || r.ExitCode == nil || *r.ExitCode != 0 {
+		t.Errorf("result %+v", r)
+	}
+
+	release = StartSpare(exe)
+	spare.Lock()
+	s = spare.s
+	spare.Unlock()
+	_, r, terr = bash(t, env, map[string]any{"command": "sleep 0.2; echo bg", "background": true})
+	release() // a task's supervisor outlives the call
+	if terr != nil || r.TaskID == "" {
+		t.Fatalf("background through the spare: %+v %+v", r, terr)
+	}
+	if m := readMeta(t, env, r.TaskID); m.SupervisorPID != s.pid || !supervisorAlive(m) {
+		t.Errorf("the task's supervisor is pid %d (alive %v), the spare was %d", m.SupervisorPID, supervisorAlive(m), s.pid)
+	}
+	out, _, terr = inProcess(t, env, TaskWaitName, map[string]any{"task_id": r.TaskID})
+	if terr != nil || !strings.HasSuffix(out, "bg\n") {
+		t.Errorf("wait: %q %+v", out, terr)
+	}
+
+	before, _ := os.ReadDir(filepath.Join(env.DataDir, TasksDir))
+	release = StartSpare(exe)
+	spare.Lock()
+	s = spare.s
+	spare.Unlock()
+	release()
+	waitFor(t, 10*time.Second, "the unused spare to exit", func() bool {
+		select {
+		case <-s.exited:
+			return true
+		default:
+			return false
+		}
+	})
+	if after, _ := os.ReadDir(filepath.Join(env.DataDir, TasksDir)); len(after) != len(before) {
+		t.Errorf("an unused spare left %d task folders, there were %d", len(after), len(before))
 	}
 }

@@ -1,9 +1,7 @@
 package exec
 
 import (
-	"fmt"
 	"os"
-	osexec "os/exec"
 	"slices"
 	"time"
 
@@ -30,6 +28,9 @@ type jobSpec struct {
 	Env       []string
 	SpoolPath string
 	SpoolCap  int64
+	// LazySpool makes the spool file only when it is needed (see
+	// capture.lazy): a foreground run nobody watches live.
+	LazySpool bool
 }
 
 // job is a running shell command and its process tree. Its owner (the
@@ -38,11 +39,11 @@ type jobSpec struct {
 // dies, and every child of the owner is the job's.
 type job struct {
 	spec     jobSpec
-	cmd      *osexec.Cmd
+	shell    *proctree.Child
 	pid      int
 	started  time.Time
 	capture  *capture
-	mainDone chan struct{}
+	mainDone <-chan struct{}
 }
 
 // startJob starts the shell with stdin on /dev/null and stdout and stderr
@@ -51,48 +52,43 @@ func startJob(spec jobSpec) (*job, error) {
 	_ = proctree.BecomeSubreaper() // without it, only the tree under the shell is reachable
 	proctree.DefaultSignals()
 	proctree.CloseInheritedFDs()
-	spool, err := os.OpenFile(spec.SpoolPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("creating the output spool: %w", err)
-	}
 	r, w, err := proctree.BlockingPipe()
 	if err != nil {
-		spool.Close()
+		return nil, err
+	}
+	capture, err := newCapture(r, spec.SpoolPath, spec.SpoolCap, spec.LazySpool)
+	if err != nil {
+		r.Close()
+		w.Close()
 		return nil, err
 	}
 	proctree.GrowPipe(r, pipeBufferSize)
-	cmd := &osexec.Cmd{
-		Path:        spec.Shell,
-		Args:        []string{spec.Shell, "-c", spec.Command},
-		Dir:         spec.Dir,
-		Env:         append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
-		Stdout:      w,
-		Stderr:      w,
-		SysProcAttr: proctree.SessionAttr(),
-	}
-	err = cmd.Start()
+	shell, err := proctree.Start(proctree.Spec{
+		Path:  spec.Shell,
+		Args:  []string{spec.Shell, "-c", spec.Command},
+		Dir:   spec.Dir,
+		Env:   append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
+		Files: []*os.File{nil, w, w},
+		Sys:   proctree.SessionAttr(),
+	})
 	w.Close()
 	if err != nil {
 		r.Close()
-		spool.Close()
+		capture.closeSpoolLocked()
 		return nil, err
 	}
 	j := &job{
-		spec: spec, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(),
-		capture: newCapture(r, spool, spec.SpoolCap), mainDone: make(chan struct{}),
+		spec: spec, shell: shell, pid: shell.PID, started: time.Now(),
+		capture: capture, mainDone: shell.Done(),
 	}
 	go j.capture.run()
-	go func() {
-		_ = cmd.Wait()
-		close(j.mainDone)
-	}()
 	return j, nil
 }
 
 // exit is the main process's exit code and, when a signal killed it, the
 // signal's name. Call it after mainDone.
 func (j *job) exit() (int, string) {
-	return proctree.ExitOf(j.cmd.ProcessState)
+	return j.shell.Exit()
 }
 
 // waitMain waits for the main process, at most d.

@@ -2,7 +2,9 @@ package exec
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -285,15 +287,14 @@ func TestCaptureSettles(t *testing.T) {
 	}
 	defer w.Close()
 	proctree.GrowPipe(r, pipeBufferSize)
-	spool, err := os.Create(filepath.Join(t.TempDir(), "spool"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	data := bytes.Repeat([]byte("x\n"), 20000)
 	if _, err := w.Write(data); err != nil {
 		t.Fatal(err)
 	}
-	c := newCapture(r, spool, 1<<30)
+	c, err := newCapture(r, filepath.Join(t.TempDir(), "spool"), 1<<30, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	go c.run()
 	c.settle(10 * time.Second)
 	if got := c.stats(); got.Bytes != int64(len(data)) || got.Lines != 20000 {
@@ -301,4 +302,63 @@ func TestCaptureSettles(t *testing.T) {
 	}
 	w.Close()
 	c.finish(time.Second)
+}
+
+// TestLazySpool: a lazy capture makes no file for an output that fits in
+// OutputCap (the record carries it whole), makes one with every byte once
+// the output outgrows it, and makes one at once when asked (materialize).
+func TestLazySpool(t *testing.T) {
+	run := func(data []byte, materialize bool) (outputStats, string) {
+		t.Helper()
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), outputFile)
+		c, err := newCapture(r, path, 1<<30, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go c.run()
+		for len(data) > 0 { // in pieces, as a command writes
+			n := min(len(data), 4096)
+			if _, err := w.Write(data[:n]); err != nil {
+				t.Fatal(err)
+			}
+			data = data[n:]
+		}
+		if materialize {
+			c.settle(10 * time.Second)
+			c.materialize()
+		}
+		w.Close()
+		c.finish(10 * time.Second)
+		return c.stats(), path
+	}
+	small := bytes.Repeat([]byte("a line\n"), OutputCap/len("a line\n"))
+	st, path := run(small, false)
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a short output made its spool file: %v", err)
+	}
+	if !st.Unspooled || !bytes.Equal(st.Tail, small) || st.Bytes != int64(len(small)) {
+		t.Errorf("short output: unspooled %v, tail of %d bytes, %d counted; want all %d in the record", st.Unspooled, len(st.Tail), st.Bytes, len(small))
+	}
+	v := fileView(path, &st)
+	if text, truncated := renderOutput(v, OutputCap); truncated || text != string(small) {
+		t.Errorf("short output rendered truncated=%v, %d bytes", truncated, len(text))
+	}
+	for _, tc := range []struct {
+		name        string
+		data        []byte
+		materialize bool
+	}{
+		{"an output past OutputCap", numbered(20000), false},
+		{"a short output asked for", small, true},
+	} {
+		st, path := run(tc.data, tc.materialize)
+		got, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(got, tc.data) || st.Unspooled || st.SpoolBytes != int64(len(tc.data)) {
+			t.Errorf("%s: spool of %d bytes (%v), %d spooled, unspooled %v; want all %d", tc.name, len(got), err, st.SpoolBytes, st.Unspooled, len(tc.data))
+		}
+	}
 }

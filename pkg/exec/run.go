@@ -93,6 +93,7 @@ func (j *job) drive(ctl control) record {
 				rec.Kept = true
 				if ctl.onKept != nil {
 					j.capture.settle(settleLimit)
+					j.capture.materialize() // the task outlives the call
 					snapshot := rec
 					snapshot.Output = j.capture.stats()
 					ctl.onKept(snapshot)

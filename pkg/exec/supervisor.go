@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	osexec "os/exec"
 	ossignal "os/signal"
 	"path/filepath"
 	"strings"
@@ -23,8 +22,9 @@ import (
 )
 
 // SupervisorArg is the hidden first argument that makes mcode a task
-// supervisor: `mcode __exec-supervisor TASKDIR`. cmd.Main dispatches it
-// before building the command tree.
+// supervisor: `mcode __exec-supervisor [TASKDIR]` (the folder, when known
+// at the start, only names the task for ps; the spec carries it). cmd.Main
+// dispatches it before anything else: no command tree, no config.
 const SupervisorArg = "__exec-supervisor"
 
 // A supervisor is a detached mcode process that owns one command's process
@@ -35,13 +35,22 @@ const SupervisorArg = "__exec-supervisor"
 //
 // The caller talks to it over two pipes. Its stdin carries the spec (one
 // JSON line) and then commands: "detach" (the caller is leaving; carry
-// on), "stop" and "timeout" (end the tree now). EOF before "detach" means
-// the caller died, and the tree is stopped with it. File descriptor 3
-// carries events back, one JSON line each: started, failed, kept (the main
-// process exited and its leftovers are kept running) and done.
+// on), "stop" and "timeout" (end the tree now), "spool" (make the output
+// file now: the run is about to become a task; answered by "spooled"), and
+// "taken" (the caller has the record of a foreground run, which then needs
+// no exit file). EOF
+// before "detach" means the caller died, and the tree is stopped with it.
+// File descriptor 3 carries events back, one JSON line each: started,
+// failed, kept (the main process exited and its leftovers are kept
+// running) and done. Its stderr is the events pipe too (the caller keeps
+// what is not an event, for when the supervisor fails) until it may
+// outlive the caller: a task, or a caller gone; it is then the task's
+// supervisor.log, a file that a foreground run never makes.
 
 // supervisorSpec is the first line a supervisor reads.
 type supervisorSpec struct {
+	// Dir is the task folder.
+	Dir           string        `json:"dir"`
 	Job           jobSpec       `json:"job"`
 	Limit         time.Duration `json:"limit"`
 	KeepChildren  bool          `json:"keep_children"`
@@ -63,11 +72,14 @@ const (
 	cmdDetach  = "detach"
 	cmdStop    = "stop"
 	cmdTimeout = "timeout"
+	cmdTaken   = "taken"
+	cmdSpool   = "spool"
 
 	evStarted = "started"
 	evFailed  = "failed"
 	evKept    = "kept"
 	evDone    = "done"
+	evSpooled = "spooled"
 )
 
 // SupervisorIO are a supervisor's streams: the control pipe the caller
@@ -91,20 +103,28 @@ func SupervisorStreams() SupervisorIO {
 // Supervise is the supervisor process's main: args are what follows
 // SupervisorArg. It returns the process exit status.
 func Supervise(args []string, sio SupervisorIO) int {
-	if len(args) != 1 {
-		fmt.Fprintf(sio.Stderr, "usage: mcode %s TASKDIR\n", SupervisorArg)
+	if len(args) > 1 {
+		fmt.Fprintf(sio.Stderr, "usage: mcode %s [TASKDIR]\n", SupervisorArg)
 		return 2
 	}
-	dir := args[0]
+	var sendMu sync.Mutex
 	send := func(ev event) {
 		data, _ := json.Marshal(ev)
+		sendMu.Lock()
+		defer sendMu.Unlock()
 		_, _ = sio.Events.Write(append(data, '\n')) // the caller may be gone: EPIPE is fine
 	}
 	ctl := bufio.NewReader(sio.Control)
 	line, err := ctl.ReadBytes('\n')
+	if len(line) == 0 && errors.Is(err, io.EOF) {
+		return 0 // a spare whose call never came (see StartSpare)
+	}
 	var spec supervisorSpec
 	if err == nil {
 		err = json.Unmarshal(line, &spec)
+	}
+	if err == nil && spec.Dir == "" {
+		err = errors.New("the spec names no task folder")
 	}
 	if err != nil {
 		send(event{Event: evFailed, Error: "reading the spec: " + err.Error()})
@@ -118,7 +138,15 @@ func Supervise(args []string, sio SupervisorIO) int {
 	term := make(chan os.Signal, 1)
 	ossignal.Notify(term, syscall.SIGTERM)
 
-	spec.Job.Env = os.Environ()
+	logPath := filepath.Join(spec.Dir, supervisorLog)
+	logged := sync.OnceFunc(func() {
+		if err := logTo(logPath); err != nil {
+			fmt.Fprintf(sio.Stderr, "%v\n", err)
+		}
+	})
+	if spec.Detached {
+		logged()
+	}
 	j, err := startJob(spec.Job)
 	if err != nil {
 		send(event{Event: evFailed, Error: err.Error()})
@@ -126,23 +154,37 @@ func Supervise(args []string, sio SupervisorIO) int {
 	}
 	send(event{Event: evStarted, PID: j.pid})
 
-	var detached atomic.Bool
+	var detached, taken atomic.Bool
 	detached.Store(spec.Detached)
 	stop := make(chan stopRequest, 4)
+	hungUp := make(chan struct{})
 	go func() {
+		defer close(hungUp)
 		for {
 			line, err := ctl.ReadString('\n')
 			switch strings.TrimSpace(line) {
 			case cmdDetach:
+				logged()
 				detached.Store(true)
+			case cmdTaken:
+				taken.Store(true)
+			case cmdSpool:
+				j.capture.materialize()
+				send(event{Event: evSpooled})
 			case cmdStop:
 				stop <- stopRequest{Status: StatusStopped, Reason: "mcode was interrupted"}
 			case cmdTimeout:
 				stop <- stopRequest{Status: StatusTimedOut, Reason: "the call's deadline passed", Limit: time.Since(j.started).Round(time.Second)}
 			}
 			if err != nil {
-				if !detached.Load() {
-					stop <- stopRequest{Status: StatusStopped, Reason: "mcode exited before the command finished"}
+				if !taken.Load() {
+					logged() // the caller is gone
+				}
+				if !detached.Load() && !taken.Load() {
+					select {
+					case stop <- stopRequest{Status: StatusStopped, Reason: "mcode exited before the command finished"}:
+					default: // the run is over: nobody reads stop any more
+					}
 				}
 				return
 			}
@@ -156,22 +198,71 @@ func Supervise(args []string, sio SupervisorIO) int {
 	rec := j.drive(control{
 		limit: spec.Limit, stop: stop,
 		keepChildren: spec.KeepChildren, leftoverLimit: spec.LeftoverLimit,
-		onKept: func(r record) { send(event{Event: evKept, Record: &r}) },
+		onKept: func(r record) {
+			logged()
+			send(event{Event: evKept, Record: &r})
+		},
 	})
-	if err := writeRecord(dir, rec, detached.Load() || rec.Kept); err != nil {
-		fmt.Fprintf(sio.Stderr, "writing the exit record: %v\n", err)
+	record := func(durable bool) {
+		if err := writeRecord(spec.Dir, rec, durable); err != nil {
+			logged()
+			fmt.Fprintf(sio.Stderr, "writing the exit record: %v\n", err)
+		}
 	}
+	if detached.Load() || rec.Kept {
+		// A task: its record must be on disk before anyone hears of it.
+		record(true)
+		send(event{Event: evDone, Record: &rec})
+		return 0
+	}
+	// A foreground run: the caller hears of its end first, and the exit
+	// file is written only if the caller does not take the record (it
+	// died, gave up, or handed the task over at this very moment).
 	send(event{Event: evDone, Record: &rec})
+	select {
+	case <-hungUp:
+	case <-time.After(takenWait):
+	}
+	if !taken.Load() {
+		record(detached.Load())
+	}
 	return 0
+}
+
+// takenWait bounds a supervisor's wait for its caller to take the record
+// of a foreground run; a caller that has not answered by then finds the
+// exit file.
+const takenWait = 5 * time.Second
+
+// logTo makes path this process's stdout and stderr (a panic of the Go
+// runtime goes to fd 2 too).
+func logTo(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := proctree.StdioTo(f); err != nil {
+		return fmt.Errorf("logging to %s: %w", path, err)
+	}
+	return nil
 }
 
 // supervisor is the caller's handle on a supervisor it started.
 type supervisor struct {
-	cmd    *osexec.Cmd
+	pid int
+	exe string
+	// spare: started by StartSpare, whose release reaps it once its run
+	// is over (taken), after the response is out.
+	spare  bool
+	taken  atomic.Bool
 	ctl    *os.File
 	events chan event
-	exited chan struct{}
-	dir    string
+	exited <-chan struct{}
+	// said is the end of what it wrote that is not an event (a panic).
+	saidMu sync.Mutex
+	said   []string
+	dir    string // set with the spec
 	// startTime reads the supervisor's start time, which names it in
 	// meta.json even after its pid is reused, when meta.json is written.
 	startTime func() uint64
@@ -192,13 +283,25 @@ func (s *supervisor) reaped() {
 	}
 }
 
-// startSupervisor starts `mcode __exec-supervisor DIR` detached, with the
-// command's environment, and sends it the spec.
-func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor, error) {
-	exe, err := o.executable()
-	if err != nil {
-		return nil, fmt.Errorf("finding the mcode binary: %w", err)
+// supervisorEnv is a supervisor's own environment: what the Go runtime
+// reads, and the time zone of the times it records. The command's
+// environment comes with the spec, so a supervisor can start before it is
+// known, and a long-lived one holds no credentials of its own.
+func supervisorEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GODEBUG", "GOGC", "GOMEMLIMIT", "GOMAXPROCS", "GOTRACEBACK", "GOCOVERDIR", "TZ":
+			env = append(env, kv)
+		}
 	}
+	return env
+}
+
+// startSupervisor starts `mcode __exec-supervisor [DIR]` detached; it
+// waits for its spec (send).
+func startSupervisor(exe, dir string) (*supervisor, error) {
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -209,60 +312,136 @@ func (o Options) startSupervisor(rs *runSetup, spec supervisorSpec) (*supervisor
 		ctlW.Close()
 		return nil, err
 	}
-	logf, err := os.OpenFile(filepath.Join(rs.taskDir, supervisorLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		ctlR.Close()
-		ctlW.Close()
-		evR.Close()
-		evW.Close()
-		return nil, err
+	// argv[0] is mcode whatever the file is called (test binaries dispatch
+	// on it).
+	args := []string{"mcode", SupervisorArg}
+	if dir != "" {
+		args = append(args, dir)
 	}
-	cmd := &osexec.Cmd{
-		Path: exe,
-		// argv[0] is mcode whatever the file is called (test binaries
-		// dispatch on it).
-		Args:        []string{"mcode", SupervisorArg, rs.taskDir},
-		Env:         rs.job.Env,
-		Stdin:       ctlR,
-		Stdout:      logf,
-		Stderr:      logf,
-		ExtraFiles:  []*os.File{evW},
-		SysProcAttr: proctree.DetachedAttr(),
-	}
-	err = cmd.Start()
+	child, err := proctree.Start(proctree.Spec{
+		Path: exe, Args: args, Env: supervisorEnv(),
+		Files: []*os.File{ctlR, nil, evW, evW},
+		Sys:   proctree.DetachedAttr(),
+	})
 	ctlR.Close()
 	evW.Close()
-	logf.Close()
 	if err != nil {
 		ctlW.Close()
 		evR.Close()
 		return nil, fmt.Errorf("starting the supervisor %s: %w", exe, err)
 	}
-	s := &supervisor{cmd: cmd, ctl: ctlW, events: make(chan event, 4), exited: make(chan struct{}), dir: rs.taskDir}
+	// It is reaped if it ends while this process lives.
+	s := &supervisor{pid: child.PID, exe: exe, ctl: ctlW, events: make(chan event, 4), exited: child.Done()}
 	s.startTime = sync.OnceValue(func() uint64 {
-		p, _ := proctree.Read(cmd.Process.Pid)
+		p, _ := proctree.Read(child.PID)
 		return p.Start
 	})
-	go func() {
-		_ = cmd.Wait() // reaps it if it ends while this process lives
-		close(s.exited)
-	}()
 	go func() {
 		defer close(s.events)
 		defer evR.Close()
 		sc := bufio.NewScanner(evR)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sc.Buffer(make([]byte, 4<<10), 1<<20)
 		for sc.Scan() {
 			var ev event
-			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+			if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Event != "" {
 				s.events <- ev
+				continue
 			}
+			s.saidMu.Lock()
+			s.said = append(s.said[max(0, len(s.said)-4):], sc.Text())
+			s.saidMu.Unlock()
 		}
 	}()
-	line, _ := json.Marshal(spec)
-	if _, err := s.ctl.Write(append(line, '\n')); err != nil {
+	return s, nil
+}
+
+// start sends the spec: the supervisor starts the command.
+func (s *supervisor) start(spec supervisorSpec) error {
+	s.dir = spec.Dir
+	line, err := json.Marshal(spec)
+	if err == nil {
+		_, err = s.ctl.Write(append(line, '\n'))
+	}
+	if err != nil {
 		s.ctl.Close()
-		return nil, fmt.Errorf("sending the spec to the supervisor: %w", err)
+		return fmt.Errorf("sending the spec to the supervisor: %w", err)
+	}
+	return nil
+}
+
+// A spare is a supervisor started before the call that needs it is
+// parsed: its start, a whole mcode process start, then runs while this
+// process builds its command tree, reads its config and checks the call,
+// instead of after. At most one waits; the first bash call takes it.
+var spare struct {
+	sync.Mutex
+	s *supervisor
+}
+
+// StartSpare starts a spare supervisor of the mcode binary exe for the
+// bash call this process is about to make. The returned func ends it if
+// no call took it (it exits quietly when its control pipe closes without
+// a spec, as it does when this process dies).
+func StartSpare(exe string) (release func()) {
+	s, err := startSupervisor(exe, "")
+	if err != nil {
+		return func() {}
+	}
+	s.spare = true
+	spare.Lock()
+	old := spare.s
+	spare.s = s
+	spare.Unlock()
+	if old != nil {
+		old.ctl.Close()
+	}
+	return func() {
+		spare.Lock()
+		unused := spare.s == s
+		if unused {
+			spare.s = nil
+		}
+		spare.Unlock()
+		switch {
+		case unused:
+			s.ctl.Close()
+		case s.taken.Load():
+			s.reaped()
+		}
+	}
+}
+
+// takeSpare hands over the spare supervisor of exe, if there is one.
+func takeSpare(exe string) *supervisor {
+	spare.Lock()
+	defer spare.Unlock()
+	s := spare.s
+	if s == nil || s.exe != exe {
+		return nil
+	}
+	spare.s = nil
+	return s
+}
+
+// launch starts the run's supervisor: the spare when there is one that
+// takes the spec, else a new one.
+func (o Options) launch(spec supervisorSpec) (*supervisor, error) {
+	exe, err := o.executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the mcode binary: %w", err)
+	}
+	if s := takeSpare(exe); s != nil {
+		if s.start(spec) == nil {
+			return s, nil
+		}
+		// It died before its call came: start another.
+	}
+	s, err := startSupervisor(exe, spec.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.start(spec); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -286,14 +465,28 @@ func (s *supervisor) detach() {
 	s.ctl.Close()
 }
 
+// take tells the supervisor of a foreground run that its record has
+// arrived: it exits without writing the exit file.
+func (s *supervisor) take() {
+	s.send(cmdTaken)
+	s.ctl.Close()
+	s.taken.Store(true)
+}
+
 // failure explains a supervisor that ended without a record.
 func (s *supervisor) failure(ev event) error {
 	msg := ev.Error
 	if msg == "" {
-		data, _ := os.ReadFile(filepath.Join(s.dir, supervisorLog))
+		s.saidMu.Lock()
+		said := strings.TrimSpace(strings.Join(s.said, "\n"))
+		s.saidMu.Unlock()
+		if s.dir != "" {
+			data, _ := os.ReadFile(filepath.Join(s.dir, supervisorLog))
+			said = strings.TrimSpace(said + "\n" + string(data))
+		}
 		msg = "the supervisor exited without a result"
-		if log := strings.TrimSpace(string(data)); log != "" {
-			msg += ": " + lastLines(log, 5)
+		if said != "" {
+			msg += ": " + lastLines(said, 5)
 		}
 	}
 	return fmt.Errorf("%s", msg)
@@ -313,11 +506,10 @@ const stopWait = KillGrace + 5*time.Second
 func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Response, error) {
 	pl := rs.plan
 	spec := supervisorSpec{
-		Job: rs.job, Limit: pl.limit, KeepChildren: pl.keepChildren,
+		Dir: rs.taskDir, Job: rs.job, Limit: pl.limit, KeepChildren: pl.keepChildren,
 		LeftoverLimit: pl.leftoverLimit, Detached: pl.invocation == ExplicitBackground,
 	}
-	spec.Job.Env = nil // the supervisor's own environment is the command's
-	s, err := o.startSupervisor(rs, spec)
+	s, err := o.launch(spec)
 	if err != nil {
 		removeTaskDir(rs.taskDir)
 		return nil, startError(rs, err)
@@ -331,7 +523,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 	rs.result.PID = ev.PID
 	meta := taskMeta{
 		ID: rs.job.ID, Command: rs.job.Command, Cwd: rs.job.Dir, Shell: rs.job.Shell,
-		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.cmd.Process.Pid,
+		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.pid,
 		StartedAt: time.Now(), TimeoutS: pl.limit.Seconds(),
 		EnvSanitize: rs.result.EnvSanitize, EnvRemoved: rs.result.EnvRemoved,
 	}
@@ -370,9 +562,11 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 			resp, err := rs.keptLeftovers(meta, *ev.Record)
 			return resp, err, true
 		case ev.Event == evDone:
-			s.ctl.Close()
-			s.reaped()
+			s.take()
 			resp, err := rs.finish(*ev.Record, fileView(rs.job.SpoolPath, &ev.Record.Output))
+			if !s.spare {
+				s.reaped() // else its exit overlaps the rest of the call (StartSpare)
+			}
 			return resp, err, true
 		}
 		return nil, nil, false
@@ -396,6 +590,12 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 					return resp, err
 				}
 			default:
+			}
+			// Its output so far goes to its file before the response and
+			// task output read it there.
+			s.send(cmdSpool)
+			if resp, err, done := s.awaitSpooled(settle); done {
+				return resp, err
 			}
 			meta.Background, meta.Kind = true, KindAuto
 			if err := s.writeMeta(meta); err != nil {
@@ -430,6 +630,29 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 						Hint:    fmt.Sprintf("end it with mcode task stop %s", meta.ID)}
 				}
 			}
+		}
+	}
+}
+
+// spoolWait bounds the wait for a supervisor to make the output file.
+const spoolWait = 2 * time.Second
+
+// awaitSpooled waits for the answer to "spool"; an event that ends the
+// call on the way is settled instead.
+func (s *supervisor) awaitSpooled(settle func(event, bool) (*tool.Response, error, bool)) (*tool.Response, error, bool) {
+	limit := time.NewTimer(spoolWait)
+	defer limit.Stop()
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if ok && ev.Event == evSpooled {
+				return nil, nil, false
+			}
+			if resp, err, done := settle(ev, ok); done {
+				return resp, err, true
+			}
+		case <-limit.C:
+			return nil, nil, false
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
@@ -93,7 +94,20 @@ func newTaskDir(dataDir string) (id, dir string, err error) {
 	return "", "", fmt.Errorf("no free task id in %s", root)
 }
 
-func removeTaskDir(dir string) { _ = os.RemoveAll(dir) }
+// removeTaskDir removes a task folder: at once when it is empty (a
+// foreground call's folder mostly is), else its known files one by one,
+// and whatever else it holds the long way.
+func removeTaskDir(dir string) {
+	if syscall.Rmdir(dir) == nil {
+		return
+	}
+	for _, name := range [...]string{outputFile, exitFile, supervisorLog, metaFile} {
+		_ = os.Remove(filepath.Join(dir, name))
+	}
+	if os.Remove(dir) != nil {
+		_ = os.RemoveAll(dir)
+	}
+}
 
 func writeMeta(dir string, m taskMeta) error {
 	data, err := json.MarshalIndent(m, "", "  ")
@@ -304,6 +318,13 @@ func gcTasks(dataDir string, now time.Time) {
 // the file (a running one).
 func fileView(path string, st *outputStats) outputView {
 	v := outputView{Path: path}
+	if st != nil && st.Unspooled {
+		// The whole output came with the record; the file, if it must
+		// be shown, is made from it (see runSetup.finish).
+		v.Head, v.Tail = st.Tail, st.Tail
+		v.Bytes, v.Lines, v.SpoolBytes = st.Bytes, st.Lines, st.Bytes
+		return v
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		if st != nil {

@@ -234,7 +234,10 @@ func startCaller(t *testing.T, env *tool.Env, args map[string]any, sleep string)
 
 func TestCallerKilledTakesTheTreeWithIt(t *testing.T) {
 	requireLinux(t)
-	for _, p := range []map[string]any{{}, {"auto_background": false}, {"timeout": 10}} {
+	for i, p := range []map[string]any{{}, {"auto_background": false}, {"timeout": 10}, {}} {
+		if i == 3 { // the supervisor a spare, as under mcode bash
+			t.Setenv(spareVar, "1")
+		}
 		env := testEnv(t, nil)
 		s := sleepArg()
 		cleanup(t, s)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	ossignal "os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -87,6 +88,17 @@ func HasChildren() bool {
 	var info unix.Siginfo
 	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
 	return !errors.Is(err, unix.ECHILD)
+}
+
+// StdioTo makes f this process's stdout and stderr, where the Go runtime
+// writes a panic too.
+func StdioTo(f *os.File) error {
+	for _, fd := range []int{1, 2} {
+		if err := unix.Dup3(int(f.Fd()), fd, 0); err != nil {
+			return os.NewSyscallError("dup3", err)
+		}
+	}
+	return nil
 }
 
 // SessionAttr starts the shell in its own session, so its own process group
@@ -290,10 +302,7 @@ func ExitOf(ps *os.ProcessState) (code int, sig string) {
 	if !ok {
 		return ps.ExitCode(), ""
 	}
-	if ws.Signaled() {
-		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
-	}
-	return ws.ExitStatus(), ""
+	return exitOf(ws)
 }
 
 // GroupAttr puts a child in a process group of its own and kills it if
@@ -329,4 +338,45 @@ func groupOnly(pgid int) []Proc {
 		}
 	}
 	return live
+}
+
+// Start starts a program, as os/exec would, and reaps it when it exits.
+// It goes round os.StartProcess, whose first start in a process first
+// checks that pidfds work by forking a throw-away child: a bash call's
+// supervisor and the call itself each start one process, on the call's
+// critical path, and would each pay for that check.
+func Start(s Spec) (*Child, error) {
+	files, closeFiles, err := s.files()
+	if err != nil {
+		return nil, err
+	}
+	defer closeFiles()
+	fds := make([]uintptr, len(files))
+	for i, f := range files {
+		fds[i] = f.Fd()
+	}
+	pid, _, err := syscall.StartProcess(s.Path, s.Args, &syscall.ProcAttr{Dir: s.Dir, Env: dedupEnv(s.Env), Files: fds, Sys: s.Sys})
+	runtime.KeepAlive(files)
+	if err != nil {
+		return nil, &os.PathError{Op: "fork/exec", Path: s.Path, Err: err}
+	}
+	c := &Child{PID: pid, done: make(chan struct{})}
+	go func() {
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		c.code, c.sig = exitOf(ws)
+		close(c.done)
+	}()
+	return c, nil
+}
+
+func exitOf(ws syscall.WaitStatus) (code int, sig string) {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
+	}
+	return ws.ExitStatus(), ""
 }

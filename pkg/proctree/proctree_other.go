@@ -19,6 +19,9 @@ func DefaultSignals() {}
 
 func CloseInheritedFDs() {}
 
+// StdioTo leaves stdout and stderr as they are.
+func StdioTo(f *os.File) error { return nil }
+
 func SessionAttr() *syscall.SysProcAttr { return nil }
 
 func DetachedAttr() *syscall.SysProcAttr { return nil }
@@ -78,3 +81,24 @@ func GroupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: tru
 func groupMembers(leader int) []Proc { return Descendants(leader) }
 
 func groupOnly(pgid int) []Proc { return nil }
+
+// Start starts a program with os.StartProcess and reaps it when it exits.
+func Start(s Spec) (*Child, error) {
+	files, closeFiles, err := s.files()
+	if err != nil {
+		return nil, err
+	}
+	defer closeFiles()
+	p, err := os.StartProcess(s.Path, s.Args, &os.ProcAttr{Dir: s.Dir, Env: dedupEnv(s.Env), Files: files, Sys: s.Sys})
+	if err != nil {
+		return nil, err
+	}
+	c := &Child{PID: p.Pid, done: make(chan struct{})}
+	go func() {
+		if ps, err := p.Wait(); err == nil {
+			c.code, c.sig = ExitOf(ps)
+		}
+		close(c.done)
+	}()
+	return c, nil
+}
