@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/proctree"
@@ -37,6 +38,11 @@ type capture struct {
 	// buf is where reads land, at end; the OutputCap bytes before end
 	// (round the ring) are the tail, which no read overwrites.
 	buf []byte
+	// reading is held over a read and the counting of its bytes (the
+	// reader waits for data without it): settle, holding it, sees an empty
+	// pipe only when every byte taken from the pipe is counted.
+	reading sync.Mutex
+	quit    atomic.Bool // finish stopped reading
 
 	mu  sync.Mutex
 	end int
@@ -55,6 +61,9 @@ type capture struct {
 }
 
 const (
+	// readWake is how often a reader waiting for output looks whether
+	// finish stopped it.
+	readWake = 100 * time.Millisecond
 	// floodRead is a read large enough to say the command writes fast.
 	floodRead = 8 << 10
 	// floodPause is the wait after such a read: short beside a person's
@@ -92,10 +101,19 @@ func (c *capture) run() {
 		// lock; the bytes a read fills are in no tail.
 		end := c.end
 		room := c.buf[end:min(len(c.buf), end+readBufferSize)]
+		ready, err := proctree.WaitReadable(c.r, readWake)
+		if err != nil || c.quit.Load() {
+			break
+		}
+		if !ready {
+			continue
+		}
+		c.reading.Lock()
 		n, err := c.r.Read(room)
 		if n > 0 {
 			c.add(end, n)
 		}
+		c.reading.Unlock()
 		if err != nil {
 			break
 		}
@@ -194,12 +212,13 @@ func (c *capture) finish(drain time.Duration) {
 		return
 	case <-time.After(drain):
 	}
+	c.quit.Store(true) // the reader wakes every readWake to look
 	if c.r.SetReadDeadline(time.Now()) == nil {
 		<-c.done
 		return
 	}
-	// A blocking pipe has no deadline: its reader is left waiting (the
-	// supervisor exits right after), and counts nothing more.
+	// A blocking pipe has no deadline: its reader is left to see quit
+	// (the supervisor may exit first), and counts nothing more.
 	c.mu.Lock()
 	c.stopped = true
 	c.mu.Unlock()
@@ -216,11 +235,14 @@ func (c *capture) settle(limit time.Duration) {
 			return
 		default:
 		}
+		c.reading.Lock()
+		empty := proctree.PipeUnread(c.r) == 0
+		c.reading.Unlock()
 		c.mu.Lock()
 		n := c.bytes
 		c.mu.Unlock()
-		if n == last && proctree.PipeUnread(c.r) == 0 {
-			return // nothing waiting, and nothing taken in since the last look
+		if empty && n == last {
+			return // nothing waiting, nothing being counted, nothing taken in since the last look
 		}
 		last = n
 	}

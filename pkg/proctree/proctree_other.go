@@ -73,6 +73,8 @@ func GrowPipe(f *os.File, size int) {}
 
 func PipeUnread(f *os.File) int { return 0 }
 
+func WaitReadable(f *os.File, timeout time.Duration) (bool, error) { return true, nil }
+
 func ExitOf(ps *os.ProcessState) (int, string) { return ps.ExitCode(), "" }
 
 // GroupAttr puts a child in a process group of its own.
