@@ -18,22 +18,68 @@ import (
 // a type the keyword does not take, goes to json.Unmarshal, so the result
 // is the same schema either way (FuzzDecodeSchema checks it).
 func decodeSchema(raw []byte) (*jsonschema.Schema, error) {
-	if json.Valid(raw) {
-		// Numbers stay text, to be read as jsonschema-go reads each one.
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var v any
-		if dec.Decode(&v) == nil {
-			if s, ok := schemaOf(v); ok {
-				return s, nil
-			}
-		}
+	if s, ok := fastSchema(raw); ok {
+		return s, nil
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// fastSchema is the hand decoder; ok is false for what it leaves to
+// json.Unmarshal.
+func fastSchema(raw []byte) (*jsonschema.Schema, bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	// Numbers stay text, to be read as jsonschema-go reads each one.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	// A key given twice keeps its last value in a map, while
+	// json.Unmarshal reads (and may refuse) each: such input is left to
+	// it. Every member has one colon outside the strings.
+	if dec.Decode(&v) != nil || members(v) != colonsOutsideStrings(raw) {
+		return nil, false
+	}
+	return schemaOf(v)
+}
+
+// members counts the members of every object in a decoded JSON value.
+func members(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		n += len(v)
+		for _, e := range v {
+			n += members(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += members(e)
+		}
+	}
+	return n
+}
+
+// colonsOutsideStrings counts the name separators of valid JSON.
+func colonsOutsideStrings(raw []byte) int {
+	n, inString, escaped := 0, false, false
+	for _, c := range raw {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && c == ':':
+			n++
+		}
+	}
+	return n
 }
 
 // schemaOf builds the schema a decoded JSON value stands for; ok is false

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,10 +43,14 @@ func FuzzDecodeSchema(f *testing.F) {
 	})
 }
 
+var fuzzFind = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
 // The fast path must take every built-in schema (else it saves nothing):
 // the seeds are the built-in tools' schemas.
 func TestDecodeSchemaTakesBuiltInSchemas(t *testing.T) {
-	files, _ := filepath.Glob("testdata/fuzz/FuzzDecodeSchema/*")
+	// The seeds named after a tool, not the fuzzer's finds (hex names).
+	all, _ := filepath.Glob("testdata/fuzz/FuzzDecodeSchema/*")
+	files := slices.DeleteFunc(all, func(f string) bool { return fuzzFind.MatchString(filepath.Base(f)) })
 	if len(files) < 10 {
 		t.Fatalf("only %d seed schemas", len(files))
 	}
@@ -58,13 +64,7 @@ func TestDecodeSchemaTakesBuiltInSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		dec := json.NewDecoder(strings.NewReader(raw))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if _, ok := schemaOf(v); !ok {
+		if _, ok := fastSchema([]byte(raw)); !ok {
 			t.Errorf("%s: a built-in schema went to json.Unmarshal", filepath.Base(f))
 		}
 	}
