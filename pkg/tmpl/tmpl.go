@@ -429,30 +429,23 @@ func (s *state) rangeOver(b *strings.Builder, dot reflect.Value, n *node) error 
 	return nil
 }
 
+// eval is a pipe's value: the operand; not of it; and and or as
+// text/template has them, the first operand that decides, else the last.
 func (s *state) eval(dot reflect.Value, pp pipe) (reflect.Value, error) {
-	var last reflect.Value
-	for i, a := range pp.args {
-		v, err := s.operand(dot, a)
-		if err != nil {
+	var v reflect.Value
+	for _, a := range pp.args { // the parser gives every pipe an operand
+		var err error
+		if v, err = s.operand(dot, a); err != nil {
 			return reflect.Value{}, err
 		}
-		switch pp.fn {
-		case "not":
+		switch {
+		case pp.fn == "not":
 			return reflect.ValueOf(!truth(v)), nil
-		case "and":
-			if !truth(v) || i == len(pp.args)-1 {
-				return v, nil
-			}
-		case "or":
-			if truth(v) || i == len(pp.args)-1 {
-				return v, nil
-			}
-		default:
+		case pp.fn == "" || pp.fn == "and" && !truth(v) || pp.fn == "or" && truth(v):
 			return v, nil
 		}
-		last = v
 	}
-	return last, nil
+	return v, nil
 }
 
 func (s *state) operand(dot reflect.Value, op operand) (reflect.Value, error) {
