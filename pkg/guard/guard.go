@@ -283,8 +283,8 @@ func (g *Guard) grant(j *Judgement, name, main string) {
 
 // inputs are what a call is judged on.
 type inputs struct {
-	main  string     // the call's main argument (grants match it)
-	texts []unitText // what rules see
+	main  string         // the call's main argument (grants match it)
+	texts []unitText     // what rules see
 	paths []tool.PathUse // what the path policy checks
 	shell *shell.Analysis
 }
