@@ -28,11 +28,25 @@ func TestMain(m *testing.M) {
 		os.Exit(cmd.Main())
 	}
 	testscript.Main(m, map[string]func(){
-		"mcode": func() { os.Exit(cmd.Main()) },
+		"mcode": func() { os.Exit(cmd.MainWith(trustTestFiles)) },
 		// A go-sdk MCP server for the connector scripts (MCPTEST_MODE).
 		"mcptest": func() { code, _ := mcptest.Main(); os.Exit(code) },
 	})
 }
+
+// trustTestFiles makes the scripts' own files the person's: the user
+// config folder $WORK/home/.config/mcode and the system file
+// $WORK/etc/mcode/config.yaml (a real process finds them itself, and
+// never from a variable a caller could set).
+func trustTestFiles(f *cmd.Factory) {
+	f.Trusted = cmd.TrustedFiles{System: os.Getenv(testSystemConfigVar), UserDir: os.Getenv(testUserConfigDirVar)}
+}
+
+// Variables of the test binary only: the shipped binary reads neither.
+const (
+	testSystemConfigVar  = "MCODE_TEST_SYSTEM_CONFIG"
+	testUserConfigDirVar = "MCODE_TEST_USER_CONFIG_DIR"
+)
 
 // TestScripts runs the end-to-end scripts in testdata/script against the
 // real CLI.
@@ -59,6 +73,9 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 				"TERM":            "dumb",
 				"TZ":              "UTC",
 				"LC_ALL":          "C.UTF-8",
+				// The person's own config files (trustTestFiles).
+				testUserConfigDirVar: filepath.Join(work, "home", ".config", "mcode"),
+				testSystemConfigVar:  filepath.Join(work, "etc", "mcode", "config.yaml"),
 			} {
 				e.Setenv(k, v)
 			}

@@ -45,6 +45,8 @@ func factoryIn(dir string, env map[string]string) (*Factory, *iostreamsBuffers) 
 		Getenv:     envFunc(env),
 		EnvNames:   func() []string { return envNames(env) },
 		Executable: os.Executable, // the test binary: the rm shim must point at something executable
+		// The person's own config: none unless a test writes it.
+		Trusted: TrustedFiles{UserDir: dir + "/person-config"},
 	}
 	f.Tools = f.builtinTools
 	return f, &iostreamsBuffers{in: in, out: out, errOut: errOut}

@@ -91,11 +91,15 @@ func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Prov
 	if err != nil {
 		return nil, err
 	}
-	return append(out, &connector.Provider{
+	out = append(out, &connector.Provider{
 		Conn: conn, Search: cfg.McpToolSearch, Model: f.Getenv(connector.ModelVar), Profile: profile,
 		// mcp_invoke's inner call takes the same path as any other.
 		Invoke: f.Call,
-	}), nil
+	})
+	if len(conn.Untrusted) > 0 {
+		out = append(out, untrustedServers(conn.Untrusted))
+	}
+	return out, nil
 }
 
 // bashEnviron is what bash commands inherit: this process's environment,

@@ -46,6 +46,19 @@ type Def struct {
 	// workspace root for the config, the file's folder for tools.dirs.
 	BaseDir string
 	schema  json.RawMessage
+	// trust is set when the declaration comes from a config layer the
+	// caller can write.
+	trust *tool.Untrusted
+}
+
+// untrusted marks the declaration as one a person must trust first.
+func (d *Def) untrusted(layer, root string) {
+	def := d.CustomTool
+	def.Trust, def.Layer = "", ""
+	d.trust = tool.NewUntrusted("command tool", d.Name, layer, root, struct {
+		config.CustomTool
+		BaseDir string
+	}{def, d.BaseDir})
 }
 
 // fileEntry is an entry of a tools dir file: the config's fields, with

@@ -28,7 +28,17 @@ type Connector struct {
 	// (WardenArg). Empty starts them directly.
 	WardenExe string
 
+	// Untrusted are servers that a config the caller can write defines
+	// and no person has trusted yet: never started, listed as such.
+	Untrusted []UntrustedServer
+
 	parked *parking // sessions opened by a lookup, for the call that follows
+}
+
+// UntrustedServer is a server waiting for a person's trust.
+type UntrustedServer struct {
+	Server
+	Def *tool.Untrusted
 }
 
 // Server states in a ServerStatus.
@@ -36,6 +46,8 @@ const (
 	StatusReached = "reached" // contacted now
 	StatusCached  = "cached"  // its listing came from the cache
 	StatusError   = "error"
+	// StatusUntrusted: not started; a person must trust its definition.
+	StatusUntrusted = "untrusted"
 )
 
 // ServerStatus is what one server said, or why it said nothing.
@@ -46,6 +58,10 @@ type ServerStatus struct {
 	ProtocolVersion string      `json:"protocol_version"`
 	ToolCount       int         `json:"tool_count"`
 	Error           *tool.Error `json:"error"`
+	// Trust is trusted, or untrusted for a server that a config the
+	// caller can write defines (then never started until a person trusts
+	// it).
+	Trust string `json:"trust"`
 }
 
 func (c *Connector) now() time.Time {
@@ -60,8 +76,20 @@ func (c *Connector) now() time.Time {
 // Listings that succeed refresh the cache.
 func (c *Connector) Status(ctx context.Context) []ServerStatus {
 	statuses, _ := c.listAll(ctx, c.Servers, true, loadListing)
+	for _, u := range c.Untrusted {
+		statuses = append(statuses, ServerStatus{Name: u.Name, Transport: u.Transport(), Status: StatusUntrusted, Trust: TrustUntrusted,
+			Error: &tool.Error{Code: tool.CodeApprovalRequired,
+				Message: fmt.Sprintf("not started: %s defines it, and no person has trusted this definition", u.Def.Layer),
+				Hint:    fmt.Sprintf("call one of its tools (%s…) to get an approval id for a person to grant with mcode approve", QualifiedName(u.Name, ""))}})
+	}
 	return statuses
 }
+
+// Trust of a server as ServerStatus says it.
+const (
+	TrustTrusted   = "trusted"
+	TrustUntrusted = "untrusted"
+)
 
 // Tools lists the tools of every server (or only of server), from the
 // cache where it is fresh, asking the others in parallel.
@@ -110,7 +138,7 @@ func (c *Connector) listAll(ctx context.Context, servers []Server, live bool, lo
 	listings := make([]Listing, len(servers))
 	var wg sync.WaitGroup
 	for i, s := range servers {
-		statuses[i] = ServerStatus{Name: s.Name, Transport: s.Transport()}
+		statuses[i] = ServerStatus{Name: s.Name, Transport: s.Transport(), Trust: TrustTrusted}
 		if !live {
 			if l, ok := load(c.DataDir, s, c.now()); ok {
 				statuses[i].Status, statuses[i].ProtocolVersion, statuses[i].ToolCount = StatusCached, l.ProtocolVersion, len(l.Tools)

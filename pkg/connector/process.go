@@ -30,6 +30,23 @@ const (
 // Its config's env adds to it.
 var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR", "TZ"}
 
+// ServedVar marks an MCP server that an mcode started: when that server
+// is mcode too (mcp serve), it does not start mcode again for its own
+// listing — the workspace config it reads would name it once more, for
+// ever.
+const ServedVar = "MCODE_MCP_SERVED"
+
+var errRecursion = errors.New("this mcode is itself an MCP server that an mcode started, and the server would be mcode again: it would start itself without end, so it is not started (mcp serve does not start the servers of its own config for itself)")
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
 // process is a running stdio server: its own process group, its stdio
 // pipes, the tail of its stderr.
 type process struct {
@@ -74,8 +91,12 @@ func startProcess(s Server, dir string, getenv func(string) string, warden strin
 		if err != nil {
 			return nil, err
 		}
+		if getenv(ServedVar) != "" && sameFile(path, warden) {
+			return nil, errRecursion
+		}
 		cmd = exec.Command(warden, append([]string{WardenArg, path}, args...)...)
 	}
+	env = append(env, ServedVar+"=1")
 	cmd.Env = env
 	cmd.Dir = dir
 

@@ -42,6 +42,10 @@ func (c *Connector) ServersResponse(ctx context.Context) *tool.Response {
 const noServers = "no MCP server is configured for this agent (mcpServers in the config)"
 
 func writeStatus(b *strings.Builder, s ServerStatus) {
+	if s.Status == StatusUntrusted {
+		fmt.Fprintf(b, "%s (%s): untrusted, not started: %s\n", s.Name, s.Transport, oneLine(s.Error.Message))
+		return
+	}
 	if s.Error != nil {
 		fmt.Fprintf(b, "%s (%s): error %s: %s\n", s.Name, s.Transport, s.Error.Code, oneLine(s.Error.Message))
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/guard/redact"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // MaxShownArgsBytes caps the arguments an approval shows the person (the
@@ -28,7 +29,22 @@ type Approver struct {
 	Guard *Guard
 	Store *approval.Store
 	Ask   Asker // nil: nobody at a terminal
+	// Hooks are the command hooks of untrusted config layers that no
+	// person has trusted yet: a call they would wrap waits for a person
+	// to trust them.
+	Hooks []PendingHook
 }
+
+// PendingHook is a command hook waiting for a person's trust, and the
+// tools it wraps (a name, "*" or a glob).
+type PendingHook struct {
+	Def  *tool.Untrusted
+	Tool string
+}
+
+// SourceUntrusted: code that a config file the caller can write asks to
+// run, that no person has trusted yet.
+const SourceUntrusted = "untrusted"
 
 // Digest identifies a call for its approval: the tool, the workspace root
 // (a relative path names another file elsewhere) and the canonical
@@ -44,7 +60,7 @@ func Digest(toolName, root string, args []byte) string {
 func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decision, error) {
 	j := a.Guard.Judge(c)
 	d := j.Decision
-	if d.Verdict != dispatch.RequireApproval {
+	if d.Verdict == dispatch.Deny {
 		return d, nil
 	}
 	name, root := c.Tool, ""
@@ -53,6 +69,15 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 	}
 	if c.Env != nil {
 		root = c.Env.Root
+	}
+	if u := a.untrusted(c, name); u != nil {
+		held, err := a.trust(ctx, u, root)
+		if err != nil || held != nil {
+			return *held, err
+		}
+	}
+	if d.Verdict != dispatch.RequireApproval {
+		return d, nil
 	}
 	digest := Digest(name, root, c.Args)
 	why := d.Reason
@@ -98,4 +123,44 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 	d.ApprovalID = rec.ID
 	d.Reason = fmt.Sprintf("%s; rule: %s; approval id %s", why, d.Rule, rec.ID)
 	return d, nil
+}
+
+// untrusted is the first definition the call would run that a config
+// layer the caller can write asks for and no person trusted yet.
+func (a *Approver) untrusted(c *dispatch.Call, name string) *tool.Untrusted {
+	if c.Def != nil && c.Def.Untrusted != nil && !a.Store.Trusted(c.Def.Untrusted.Digest) {
+		return c.Def.Untrusted
+	}
+	for _, h := range a.Hooks {
+		if (rule{tool: h.Tool}).matchesTool(name) && !a.Store.Trusted(h.Def.Digest) {
+			return h.Def
+		}
+	}
+	return nil
+}
+
+// trust asks a person to trust a definition: at the terminal when there
+// is one (for this call), else with a pending trust approval that `mcode
+// approve ID` grants for good. A nil decision lets the call go on.
+func (a *Approver) trust(ctx context.Context, u *tool.Untrusted, root string) (*dispatch.Decision, error) {
+	const rule = "built-in: code that a config file the caller can write asks mcode to run"
+	why := fmt.Sprintf("%s %s is defined in %s, a place the caller can write: it runs only once a person trusted this definition", u.Kind, u.Name, u.Layer)
+	if a.Ask != nil {
+		q := fmt.Sprintf("%s\n  definition: %s\n  run it for this call? [y/N] ", why, u.Definition)
+		if ok, err := a.Ask(ctx, q); err == nil && ok {
+			return nil, nil
+		}
+		return &dispatch.Decision{Verdict: dispatch.Deny, Source: SourcePerson, Rule: rule,
+			Reason: "the person at the terminal did not trust it: " + why,
+			Hint:   "do not retry this call; ask the person what to do instead"}, nil
+	}
+	rec, err := a.Store.Request(approval.Record{Kind: approval.KindTrust, Tool: "trust " + u.Kind + " " + u.Name,
+		Digest: u.Digest, Args: u.Definition, Root: root, Rule: rule, Reason: why})
+	if err != nil {
+		return &dispatch.Decision{Verdict: dispatch.Deny, Source: SourceUntrusted, Rule: rule, Reason: why},
+			fmt.Errorf("recording the trust request in %s: %w", a.Store.Dir, err)
+	}
+	return &dispatch.Decision{Verdict: dispatch.RequireApproval, Source: SourceUntrusted, Rule: rule, ApprovalID: rec.ID,
+		Reason: fmt.Sprintf("%s; approval id %s", why, rec.ID),
+		Hint: fmt.Sprintf("a person trusts it with `mcode approve %s` at their own terminal; then run the same call again (no --approval needed: the trust lasts until the definition changes)", rec.ID)}, nil
 }

@@ -233,3 +233,18 @@ func containsName(list []string, normalized string) bool {
 	}
 	return false
 }
+
+// personOnly are mcode's commands that only a person runs: no caller
+// reaches them as a tool (call, batch, mcp serve, mcp_invoke).
+var personOnly = []string{"approve", "deny"}
+
+// PersonOnly says whether name is one of them, however it is written.
+func PersonOnly(name string) bool {
+	n := NormalizeName(strings.TrimPrefix(strings.TrimSpace(name), "mcode "))
+	for _, p := range personOnly {
+		if n == p || n == "mcode_"+p || n == "mcode__"+p {
+			return true
+		}
+	}
+	return false
+}

@@ -156,6 +156,10 @@ type Tool struct {
 	Source  Source
 	Timeout time.Duration
 	Facts   Facts
+	// Untrusted is set for a tool whose definition comes from a config
+	// layer the caller can write: the guard holds its calls until a person
+	// trusted the definition.
+	Untrusted *Untrusted
 
 	spec Spec
 	// external is set for a tool built by NewExternal: its description
@@ -213,6 +217,7 @@ type External struct {
 	Source       Source
 	Facts        Facts
 	Timeout      time.Duration
+	Untrusted    *Untrusted
 }
 
 // NewExternal builds a tool from a plain definition. run gets the
@@ -243,7 +248,8 @@ func NewExternal(def External, run ExecFunc) (*Tool, error) {
 	}
 	return &Tool{
 		Name: def.Name, Mode: def.Mode, Tier: def.Tier, Source: def.Source, Timeout: def.Timeout, Facts: def.Facts,
-		external: true, outputSchema: bytes.TrimSpace(def.OutputSchema),
+		Untrusted: def.Untrusted,
+		external:  true, outputSchema: bytes.TrimSpace(def.OutputSchema),
 		schema: json.RawMessage(schema), description: strings.TrimSpace(def.Description),
 		run: run,
 	}, nil
