@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"mcode": func() { os.Exit(cmd.MainWith(trustTestFiles)) },
+		// A person at a terminal: runs a program on a pseudo-terminal and
+		// answers its question.
+		"ptyrun": func() { os.Exit(ptyRun()) },
 		// A go-sdk MCP server for the connector scripts (MCPTEST_MODE).
 		"mcptest": func() { code, _ := mcptest.Main(); os.Exit(code) },
 	})

@@ -170,7 +170,9 @@ func loadConfig(files []configFile, getenv func(string) string, names []string) 
 			if trustedOnly && !lf.trusted {
 				continue
 			}
-			if err := v.MergeConfigMap(lf.settings); err != nil {
+			// A copy: viper merges nested maps in by reference, and the
+			// next layer would then change this layer's settings.
+			if err := v.MergeConfigMap(deepCopy(lf.settings).(map[string]any)); err != nil {
 				return nil, configError(lf.path, "", "not valid YAML: %v", err)
 			}
 		}
@@ -263,6 +265,25 @@ func decode(v *viper.Viper, cfg *config.Config) error {
 		dc.ErrorUnused = true
 		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, integerHook, mapstructure.StringToSliceHookFunc(","))
 	})
+}
+
+// deepCopy copies nested settings (maps and lists).
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = deepCopy(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = deepCopy(x)
+		}
+		return out
+	}
+	return v
 }
 
 // keySet lists the dotted keys of nested settings, sections included.

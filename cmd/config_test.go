@@ -174,3 +174,23 @@ func TestConfigFilesAreLayered(t *testing.T) {
 		t.Error("a missing explicit config must be an error")
 	}
 }
+
+// Each layer keeps its own settings: merging the workspace file over the
+// user's must not change what the user's alone says (viper merges nested
+// maps by reference).
+func TestLayersDoNotLeakIntoEachOther(t *testing.T) {
+	d := t.TempDir()
+	u := writeFile(t, d+"/u.yaml", "tools:\n  custom:\n    - name: greet\n      description: hi\n      command: [echo, \"{}\"]\n")
+	w := writeFile(t, d+"/w.yaml", "tools:\n  custom:\n    - name: ws_tool\n      description: hi\n      command: [echo, \"{}\"]\n")
+	cfg, _, err := loadConfig([]configFile{{layer: "user file", path: u, trusted: true}, {layer: "--config file", path: w, explicit: true}}, envFunc(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cfg.Tools.Custom {
+		got = append(got, c.Name+":"+c.Trust)
+	}
+	if want := []string{"greet:trusted", "ws_tool:untrusted"}; !slices.Equal(got, want) {
+		t.Errorf("custom tools %q, want %q", got, want)
+	}
+}

@@ -73,7 +73,8 @@ func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Prov
 		return nil, err
 	}
 	builtin := func(name string) bool { _, ok := reg.Lookup(name); return ok }
-	commands, err := cmdtool.NewProvider(cfg, root, builtin, f.bashEnviron)
+	store := f.approvals(cfg)
+	commands, err := cmdtool.NewProvider(cfg, root, builtin, f.bashEnviron, store.Trusted)
 	if err != nil {
 		return nil, err
 	}

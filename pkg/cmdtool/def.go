@@ -51,14 +51,18 @@ type Def struct {
 	trust *tool.Untrusted
 }
 
-// untrusted marks the declaration as one a person must trust first.
-func (d *Def) untrusted(layer, root string) {
+// untrusted marks the declaration as one a person must trust first,
+// unless trusted says a person did.
+func (d *Def) untrusted(layer, root string, trusted func(digest string) bool) {
 	def := d.CustomTool
 	def.Trust, def.Layer = "", ""
-	d.trust = tool.NewUntrusted("command tool", d.Name, layer, root, struct {
+	u := tool.NewUntrusted("command tool", d.Name, layer, root, struct {
 		config.CustomTool
 		BaseDir string
 	}{def, d.BaseDir})
+	if trusted == nil || !trusted(u.Digest) {
+		d.trust = u
+	}
 }
 
 // fileEntry is an entry of a tools dir file: the config's fields, with

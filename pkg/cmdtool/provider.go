@@ -25,6 +25,8 @@ type Provider struct {
 	// their tools wait for a person's trust.
 	untrustedDirs []string
 	root          string
+	// trusted says whether a person trusted a definition (its digest).
+	trusted func(digest string) bool
 
 	once  sync.Once
 	tools []*tool.Tool
@@ -34,11 +36,14 @@ type Provider struct {
 // NewProvider checks cfg's command tools against each other and against
 // the built-in tools (builtin says whether a name is taken). It returns
 // nil when nothing is declared. environ is what the programs inherit.
-func NewProvider(cfg *config.Config, root string, builtin func(name string) bool, environ func() []string) (*Provider, error) {
+//
+// A declaration of a config layer the caller can write stays untrusted
+// (its calls wait for a person) until trusted says a person trusted it.
+func NewProvider(cfg *config.Config, root string, builtin func(name string) bool, environ func() []string, trusted func(digest string) bool) (*Provider, error) {
 	if len(cfg.Tools.Custom) == 0 && len(cfg.Tools.Dirs) == 0 && len(cfg.Tools.UntrustedDirs) == 0 {
 		return nil, nil
 	}
-	p := &Provider{builtin: builtin, environ: environ, dirs: cfg.Tools.Dirs, untrustedDirs: cfg.Tools.UntrustedDirs, root: root}
+	p := &Provider{builtin: builtin, environ: environ, dirs: cfg.Tools.Dirs, untrustedDirs: cfg.Tools.UntrustedDirs, root: root, trusted: trusted}
 	seen := map[string]string{}
 	for i, ct := range cfg.Tools.Custom {
 		d, err := newDef(ct, fmt.Sprintf("tools.custom[%d]", i), root)
@@ -49,7 +54,7 @@ func NewProvider(cfg *config.Config, root string, builtin func(name string) bool
 			return nil, err
 		}
 		if ct.Trust == config.TrustUntrusted {
-			d.untrusted(ct.Layer, root)
+			d.untrusted(ct.Layer, root, trusted)
 		}
 		p.custom = append(p.custom, d)
 	}
@@ -90,7 +95,7 @@ func (p *Provider) load(env *tool.Env) ([]*tool.Tool, error) {
 					continue
 				}
 				if i >= len(p.dirs) {
-					d.untrusted("the tools dir "+dir+", named by a config layer the caller can write", p.root)
+					d.untrusted("the tools dir "+dir+", named by a config layer the caller can write", p.root, p.trusted)
 				}
 				defs = append(defs, d)
 			}

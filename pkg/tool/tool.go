@@ -354,6 +354,9 @@ type Definition struct {
 	Tier         Tier            `json:"tier"`
 	Source       Source          `json:"source"`
 	Facts        Facts           `json:"facts"`
+	// Trust is "untrusted" for a tool whose definition waits for a
+	// person's trust (Tool.Untrusted); else empty.
+	Trust string `json:"trust,omitempty"`
 }
 
 // Definition renders the tool's description and schema.
@@ -364,10 +367,14 @@ func (t *Tool) Definition() (Definition, error) {
 	if err := t.initDescription(); err != nil {
 		return Definition{}, err
 	}
-	return Definition{
+	d := Definition{
 		Name: t.Name, Description: t.description, InputSchema: t.schema, OutputSchema: t.outputSchema,
 		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts,
-	}, nil
+	}
+	if t.Untrusted != nil {
+		d.Trust = "untrusted"
+	}
+	return d, nil
 }
 
 // Validate checks args against the tool's schema. A violation is a usage
