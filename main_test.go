@@ -37,6 +37,29 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// homeBeside makes the script's home folder, $WORK/home, a link to a
+// folder beside the work folder (with what the script's archive put in
+// it): a real home is never inside the workspace, and a workspace root
+// that holds the home folder is one mcode does not trust.
+func homeBeside(work string) error {
+	home := filepath.Join(work, "home")
+	real := work + ".home"
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(home); err == nil {
+		if err := os.Rename(home, real); err != nil {
+			if err := os.RemoveAll(real); err != nil {
+				return err
+			}
+			if err := os.Rename(home, real); err != nil {
+				return err
+			}
+		}
+	}
+	return os.Symlink(real, home)
+}
+
 // trustTestFiles makes the scripts' own files the person's: the user
 // config folder $WORK/home/.config/mcode and the system file
 // $WORK/etc/mcode/config.yaml (a real process finds them itself, and
@@ -84,7 +107,7 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			}
 			// A script that fails half-way leaves no background task running.
 			e.Defer(func() { killTasksOf(filepath.Join(work, "mcode-home")) })
-			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
+			return homeBeside(work)
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "nobody" {

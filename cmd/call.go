@@ -281,6 +281,9 @@ func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := outsideRoots(toolEnv.Root, cfg.Workspace.Roots, personHomePath); err != nil {
+		return nil, err
+	}
 	limit, err := f.timeout()
 	if err != nil {
 		return nil, err

@@ -92,6 +92,8 @@ func envKeys(t reflect.Type, name string, path []string) []envKey {
 		}
 		data, _ := json.Marshal([]map[string]string{rec})
 		k.good, k.want, k.bad, k.recordList = string(data), "1", "not json", true
+	case t.Kind() == reflect.Slice && key == "workspace.roots":
+		k.good, k.want, k.bad = "/a,/b", "[/a /b]", "relative"
 	case t.Kind() == reflect.Slice:
 		k.good, k.want = "a,b", "[a b]"
 	default:

@@ -35,6 +35,7 @@ func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
 	if err != nil {
 		return err
 	}
+	approver.WideRoot = f.wideRoot(root)
 	hookCfg := cfg.Hooks
 	for _, list := range []*[]config.Hook{&hookCfg.BeforeTool, &hookCfg.AfterTool, &hookCfg.OnError} {
 		*list = slices.DeleteFunc(slices.Clone(*list), func(h config.Hook) bool {

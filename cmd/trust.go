@@ -1,12 +1,14 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/guard"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // TrustedFiles locate the person's own files: the configuration the
@@ -75,4 +77,57 @@ func (f *Factory) callerWritable(p string) bool {
 func withinDir(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// wideRoot says why the workspace root is too wide to be one, or "":
+// the file system's root, the home folder itself, or a folder that holds
+// the home folder or the person's config folder (writes inside the root
+// need no approval, so such a root would let a caller rewrite the
+// person's own settings).
+func (f *Factory) wideRoot(root string) string {
+	real := guard.Resolve(root, false)
+	if real == "/" {
+		return fmt.Sprintf("the workspace root is %s, the whole file system", root)
+	}
+	homes := []string{f.userHome()}
+	if u, err := user.Current(); err == nil {
+		homes = append(homes, u.HomeDir)
+	}
+	for _, h := range homes {
+		if h != "" && withinDir(guard.Resolve(h, false), real) {
+			return fmt.Sprintf("the workspace root %s is or holds the home folder %s", root, h)
+		}
+	}
+	if _, dir, _ := f.userConfigDirs(); dir != "" && withinDir(guard.Resolve(dir, false), real) {
+		return fmt.Sprintf("the workspace root %s holds the person's config folder %s", root, dir)
+	}
+	return ""
+}
+
+// outsideRoots refuses a workspace root outside workspace.roots, when the
+// person's config lists them.
+func outsideRoots(root string, roots []string, abs func(string) string) error {
+	if len(roots) == 0 {
+		return nil
+	}
+	real := guard.Resolve(root, false)
+	for _, r := range roots {
+		if withinDir(real, guard.Resolve(abs(r), false)) {
+			return nil
+		}
+	}
+	return &tool.Error{Code: tool.CodeDenied,
+		Message: fmt.Sprintf("the workspace root %s is outside the folders mcode may work in (workspace.roots: %s)", root, strings.Join(roots, ", ")),
+		Hint:    "work in one of those folders (--root or the current folder), or ask the person to add this one to workspace.roots in their config"}
+}
+
+// personHomePath resolves a path of the person's config: ~/ is the home
+// folder of the user database, never $HOME, which the caller sets.
+func personHomePath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if u, err := user.Current(); err == nil {
+			return filepath.Join(u.HomeDir, rest)
+		}
+	}
+	return filepath.Clean(p)
 }

@@ -404,6 +404,11 @@ func (c *Config) Validate() []FieldError {
 			}
 		}
 	}
+	for i, r := range c.Workspace.Roots {
+		if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "~/") {
+			errs = append(errs, FieldError{Key: fmt.Sprintf("workspace.roots[%d]", i), Expected: "an absolute path, or ~/… for the home folder", Got: fmt.Sprintf("%q", r)})
+		}
+	}
 	atLeast("audit.maxMiB", int64(c.Audit.MaxMiB), 1)
 	for name, a := range c.Agents {
 		oneOf("agents."+name+".role", a.Role, Roles, true)

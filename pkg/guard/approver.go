@@ -33,7 +33,14 @@ type Approver struct {
 	// person has trusted yet: a call they would wrap waits for a person
 	// to trust them.
 	Hooks []PendingHook
+	// WideRoot, when set, says why the workspace root is no workspace (/,
+	// the home folder, a folder that holds the person's config): inside
+	// it is everywhere, so a call that may change anything needs a person.
+	WideRoot string
 }
+
+// SourceRoot: the workspace root is too wide to be one.
+const SourceRoot = "root"
 
 // PendingHook is a command hook waiting for a person's trust, and the
 // tools it wraps (a name, "*" or a glob).
@@ -75,6 +82,10 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 		if err != nil || held != nil {
 			return *held, err
 		}
+	}
+	if a.WideRoot != "" && c.Def != nil && !c.Def.Facts.ReadOnly && d.Verdict == dispatch.Allow {
+		d = dispatch.Decision{Verdict: dispatch.RequireApproval, Source: SourceRoot, Rule: "built-in: a workspace root that holds everything",
+			Reason: fmt.Sprintf("%s: a call that may change files or run programs there needs a person", a.WideRoot)}
 	}
 	if d.Verdict != dispatch.RequireApproval {
 		return d, nil
