@@ -111,7 +111,7 @@ var policyCases = []policyCase{
 	{
 		key: "bash.envAllow", person: "bash: {envAllow: [KEEP_ME]}",
 		loosen: "bash: {envAllow: [AWS_SECRET_ACCESS_KEY]}", tighten: "",
-		loosenEnv: [2]string{"MCODE_BASH_ENVALLOW", "AWS_SECRET_ACCESS_KEY"},
+		loosenEnv:  [2]string{"MCODE_BASH_ENVALLOW", "AWS_SECRET_ACCESS_KEY"},
 		effect:     func(c *config.Config) string { return strings.Join(c.Bash.EnvAllow, ",") },
 		personSays: "KEEP_ME",
 	},
@@ -132,7 +132,7 @@ var policyCases = []policyCase{
 	{
 		key: "workspace.roots", person: "workspace: {roots: [/work]}",
 		loosen: "workspace: {roots: [/]}", tighten: "",
-		loosenEnv: [2]string{"MCODE_WORKSPACE_ROOTS", "/"},
+		loosenEnv:  [2]string{"MCODE_WORKSPACE_ROOTS", "/"},
 		effect:     func(c *config.Config) string { return strings.Join(c.Workspace.Roots, ",") },
 		personSays: "/work",
 	},

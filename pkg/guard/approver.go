@@ -173,5 +173,5 @@ func (a *Approver) trust(ctx context.Context, u *tool.Untrusted, root string) (*
 	}
 	return &dispatch.Decision{Verdict: dispatch.RequireApproval, Source: SourceUntrusted, Rule: rule, ApprovalID: rec.ID,
 		Reason: fmt.Sprintf("%s; approval id %s", why, rec.ID),
-		Hint: fmt.Sprintf("a person trusts it with `mcode approve %s` at their own terminal; then run the same call again (no --approval needed: the trust lasts until the definition changes)", rec.ID)}, nil
+		Hint:   fmt.Sprintf("a person trusts it with `mcode approve %s` at their own terminal; then run the same call again (no --approval needed: the trust lasts until the definition changes)", rec.ID)}, nil
 }
