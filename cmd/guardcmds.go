@@ -7,6 +7,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,11 +101,11 @@ func (f *Factory) guardCheck(c *cobra.Command, opts *CallOptions) *tool.Envelope
 		if err := t.Validate(args); err != nil {
 			return fail(err)
 		}
-		g, err := guard.New(cfg.Guard)
-		if err != nil {
+		var o dispatch.Options
+		if err := f.guard(cfg, &o); err != nil {
 			return fail(err)
 		}
-		j = g.Judge(call)
+		j, _ = o.Guard.(*guard.Approver).Judge(call)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "decision: %s (source: %s)\n", j.Verdict, j.Source)
@@ -141,7 +143,69 @@ func (f *Factory) guardCheck(c *cobra.Command, opts *CallOptions) *tool.Envelope
 			fmt.Fprintf(&b, "does not parse: %s\n", a.ParseError)
 		}
 	}
-	return tool.NewEnvelope(name, &tool.Response{Output: b.String(), Result: j}, nil)
+	layers := f.layersRead()
+	b.WriteString("config layers (the person's are trusted; the others may only tighten):\n")
+	for _, l := range layers {
+		fmt.Fprintf(&b, "  %-9s %s\n", l.Trust, l.Name)
+	}
+	ignored := f.PolicyIgnored()
+	for _, ig := range ignored {
+		fmt.Fprintf(&b, "ignored: %s from %s: %s\n", ig.Key, ig.Layer, ig.Why)
+	}
+	return tool.NewEnvelope(name, &tool.Response{Output: b.String(), Result: guardCheckResult{Judgement: j, Layers: layers, PolicyIgnored: ignored}}, nil)
+}
+
+// guardCheckResult is guard check's result: the decision, what the
+// parser saw, the config layers that made the policy and the loosenings
+// it ignored.
+type guardCheckResult struct {
+	*guard.Judgement
+	Layers        []layerRead      `json:"layers"`
+	PolicyIgnored []config.Ignored `json:"policy_ignored"`
+}
+
+// layerRead is one layer of this call's config and whether it is the
+// person's.
+type layerRead struct {
+	Name  string `json:"name"`
+	Trust string `json:"trust"`
+}
+
+// layersRead lists the layers this call's config came from.
+func (f *Factory) layersRead() []layerRead {
+	out := []layerRead{{Name: "defaults", Trust: config.TrustTrusted}}
+	for _, c := range f.configFiles() {
+		if _, err := os.Stat(c.path); err != nil {
+			continue
+		}
+		trust := config.TrustUntrusted
+		if c.trusted {
+			trust = config.TrustTrusted
+		}
+		out = append(out, layerRead{Name: c.name(), Trust: trust})
+	}
+	names := environNames
+	if f.EnvNames != nil {
+		names = f.EnvNames
+	}
+	var vars []string
+	for _, n := range names() {
+		if strings.HasPrefix(n, envPrefix+"_") && f.Getenv(n) != "" {
+			if _, _, ok := envPath(reflect.TypeOf(config.Config{}), strings.TrimPrefix(n, envPrefix+"_")); ok {
+				vars = append(vars, n)
+			}
+		}
+	}
+	slices.Sort(vars)
+	if len(vars) > 0 {
+		out = append(out, layerRead{Name: "environment: " + strings.Join(vars, ", "), Trust: config.TrustUntrusted})
+	}
+	for _, fl := range []struct{ flag, value string }{{"--role", f.Global.Role}, {"--agent", f.Global.Agent}, {"--root", f.Global.Root}} {
+		if fl.value != "" {
+			out = append(out, layerRead{Name: "flag " + fl.flag + " " + fl.value, Trust: config.TrustUntrusted})
+		}
+	}
+	return out
 }
 
 // NewCmdApprove builds `mcode approve [ID]` (ID: grant; none: list).

@@ -63,9 +63,39 @@ func Digest(toolName, root string, args []byte) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
+// Judge is the decision a call gets before any approval counts: the
+// guard's rules and checks, held for code no person trusted yet, and
+// raised for a workspace root that holds everything. It records nothing
+// (guard check shows it); u is the definition waiting for trust.
+func (a *Approver) Judge(c *dispatch.Call) (j *Judgement, u *tool.Untrusted) {
+	return a.judge(c, false)
+}
+
+// judge is Judge; with trusted, a person at the terminal just trusted
+// what the call runs.
+func (a *Approver) judge(c *dispatch.Call, trusted bool) (j *Judgement, u *tool.Untrusted) {
+	j = a.Guard.Judge(c)
+	if j.Verdict == dispatch.Deny {
+		return j, nil
+	}
+	name := c.Tool
+	if c.Def != nil {
+		name = c.Def.Name
+	}
+	if u = a.untrusted(c, name); u != nil && !trusted {
+		raise(j, dispatch.RequireApproval, SourceUntrusted, trustRule, untrustedWhy(u))
+		return j, u
+	}
+	if a.WideRoot != "" && c.Def != nil && !c.Def.Facts.ReadOnly {
+		raise(j, dispatch.RequireApproval, SourceRoot, "built-in: a workspace root that holds everything",
+			fmt.Sprintf("%s: a call that may change files or run programs there needs a person", a.WideRoot))
+	}
+	return j, nil
+}
+
 // Decide implements dispatch.Guard.
 func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decision, error) {
-	j := a.Guard.Judge(c)
+	j, u := a.Judge(c)
 	d := j.Decision
 	if d.Verdict == dispatch.Deny {
 		return d, nil
@@ -77,15 +107,15 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 	if c.Env != nil {
 		root = c.Env.Root
 	}
-	if u := a.untrusted(c, name); u != nil {
+	if u != nil {
 		held, err := a.trust(ctx, u, root)
 		if err != nil || held != nil {
 			return *held, err
 		}
-	}
-	if a.WideRoot != "" && c.Def != nil && !c.Def.Facts.ReadOnly && d.Verdict == dispatch.Allow {
-		d = dispatch.Decision{Verdict: dispatch.RequireApproval, Source: SourceRoot, Rule: "built-in: a workspace root that holds everything",
-			Reason: fmt.Sprintf("%s: a call that may change files or run programs there needs a person", a.WideRoot)}
+		j, _ = a.judge(c, true)
+		if d = j.Decision; d.Verdict == dispatch.Deny {
+			return d, nil
+		}
 	}
 	if d.Verdict != dispatch.RequireApproval {
 		return d, nil
@@ -136,6 +166,12 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 	return d, nil
 }
 
+const trustRule = "built-in: code that a config file the caller can write asks mcode to run"
+
+func untrustedWhy(u *tool.Untrusted) string {
+	return fmt.Sprintf("%s %s is defined in %s, a place the caller can write: it runs only once a person trusted this definition", u.Kind, u.Name, u.Layer)
+}
+
 // untrusted is the first definition the call would run that a config
 // layer the caller can write asks for and no person trusted yet.
 func (a *Approver) untrusted(c *dispatch.Call, name string) *tool.Untrusted {
@@ -154,8 +190,7 @@ func (a *Approver) untrusted(c *dispatch.Call, name string) *tool.Untrusted {
 // is one (for this call), else with a pending trust approval that `mcode
 // approve ID` grants for good. A nil decision lets the call go on.
 func (a *Approver) trust(ctx context.Context, u *tool.Untrusted, root string) (*dispatch.Decision, error) {
-	const rule = "built-in: code that a config file the caller can write asks mcode to run"
-	why := fmt.Sprintf("%s %s is defined in %s, a place the caller can write: it runs only once a person trusted this definition", u.Kind, u.Name, u.Layer)
+	rule, why := trustRule, untrustedWhy(u)
 	if a.Ask != nil {
 		q := fmt.Sprintf("%s\n  definition: %s\n  run it for this call? [y/N] ", why, u.Definition)
 		if ok, err := a.Ask(ctx, q); err == nil && ok {
