@@ -71,9 +71,7 @@ func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
 // their answers by (none yet: nothing was ever approved).
 func (f *Factory) approvals(cfg *config.Config) *approval.Store {
 	s := approval.Open(f.HomeDir(), cfg.Guard.ApprovalTTL, f.Now)
-	if _, dir, _ := f.userConfigDirs(); dir != "" {
-		s.Key, _ = approval.LoadKey(dir, false) // a damaged key honours nothing; approve says why
-	}
+	_, s.KeyDir, _ = f.userConfigDirs() // a damaged key honours nothing; approve says why
 	return s
 }
 
@@ -90,7 +88,7 @@ func (f *Factory) approvalAsker() guard.Asker {
 			return false, err
 		}
 		defer tty.Close()
-		fmt.Fprint(tty, "mcode guard: "+question)
+		fmt.Fprint(tty, "mcode guard: "+question+" [y/N] ")
 		answer := make(chan bool, 1)
 		go func() {
 			yes, _ := readYes(bufio.NewReader(tty))

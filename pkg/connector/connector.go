@@ -79,7 +79,7 @@ func (c *Connector) Status(ctx context.Context) []ServerStatus {
 	for _, u := range c.Untrusted {
 		statuses = append(statuses, ServerStatus{Name: u.Name, Transport: u.Transport(), Status: StatusUntrusted, Trust: TrustUntrusted,
 			Error: &tool.Error{Code: tool.CodeApprovalRequired,
-				Message: fmt.Sprintf("not started: %s defines it, and no person has trusted this definition", u.Def.Layer),
+				Message: fmt.Sprintf("%s defines it, and no person has trusted this definition", u.Def.Layer),
 				Hint:    fmt.Sprintf("call one of its tools (%s…) to get an approval id for a person to grant with mcode approve", QualifiedName(u.Name, ""))}})
 	}
 	return statuses

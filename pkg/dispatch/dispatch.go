@@ -69,6 +69,29 @@ type Decision struct {
 	ApprovalID string `json:"approval_id,omitempty"`
 }
 
+// Asker puts a yes/no question to the person behind the caller; an
+// error counts as no.
+type Asker func(ctx context.Context, question string) (bool, error)
+
+// ErrAskLater is an asker's answer when the person is asked outside this
+// call (an MCP client's user, through a round trip of the client's): the
+// call is held as it is without an asker, and the question kept.
+var ErrAskLater = errors.New("the person is asked outside this call")
+
+type askerKey struct{}
+
+// WithAsker is ctx carrying the caller's own way to ask its person (an
+// MCP client's user, through elicitation): the guard asks there first.
+func WithAsker(ctx context.Context, a Asker) context.Context {
+	return context.WithValue(ctx, askerKey{}, a)
+}
+
+// AskerFrom is the asker ctx carries, or nil.
+func AskerFrom(ctx context.Context) Asker {
+	a, _ := ctx.Value(askerKey{}).(Asker)
+	return a
+}
+
 // Sources of a decision that the dispatcher itself gives.
 const (
 	SourceDefault = "default"

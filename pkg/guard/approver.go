@@ -143,15 +143,15 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 		}
 		why = fmt.Sprintf("%s (%s)", d.Reason, err)
 	}
-	if a.Ask != nil {
-		q := fmt.Sprintf("%s\n  rule: %s\n  allow this %s call once? [y/N] ", d.Reason, d.Rule, name)
-		ok, err := a.Ask(ctx, q)
-		if err == nil && ok {
+	q := fmt.Sprintf("%s\n  call: %s %s\n  rule: %s\n  allow this %s call once?", d.Reason, name,
+		redact.Builtin().Preview(Canonical(c.Args), MaxShownArgsBytes), d.Rule, name)
+	if yes, asked, err := a.ask(ctx, q); asked {
+		if yes {
 			return dispatch.Decision{Verdict: dispatch.Allow, Source: SourcePerson, Rule: d.Rule,
-				Reason: "a person at the terminal allowed it: " + d.Reason}, nil
+				Reason: "a person allowed it when asked: " + d.Reason}, nil
 		}
 		return dispatch.Decision{Verdict: dispatch.Deny, Source: SourcePerson, Rule: d.Rule,
-			Reason: "the person at the terminal said no: " + d.Reason,
+			Reason: saidNo(err) + d.Reason,
 			Hint:   "do not retry this call; ask the person what to do instead"}, nil
 	}
 	rec, err := a.Store.Request(approval.Record{
@@ -164,6 +164,33 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 	d.ApprovalID = rec.ID
 	d.Reason = fmt.Sprintf("%s; rule: %s; approval id %s", why, d.Rule, rec.ID)
 	return d, nil
+}
+
+// ask puts a question to the person: through the caller's own channel to
+// them (an MCP client's user) when the call brings one, else at the
+// terminal. asked is false when there is nobody to ask now (the call is
+// then held with an approval id): no asker, or one that asks later.
+func (a *Approver) ask(ctx context.Context, question string) (yes, asked bool, err error) {
+	ask := a.Ask
+	if from := dispatch.AskerFrom(ctx); from != nil {
+		ask = Asker(from)
+	}
+	if ask == nil {
+		return false, false, nil
+	}
+	yes, err = ask(ctx, question)
+	if errors.Is(err, dispatch.ErrAskLater) {
+		return false, false, nil
+	}
+	return yes && err == nil, true, err
+}
+
+// saidNo begins the reason of a call the person did not allow.
+func saidNo(err error) string {
+	if err != nil {
+		return fmt.Sprintf("asking the person failed (%v), which counts as no: ", err)
+	}
+	return "the person said no when asked: "
 }
 
 const trustRule = "built-in: code that a config file the caller can write asks mcode to run"
@@ -191,13 +218,13 @@ func (a *Approver) untrusted(c *dispatch.Call, name string) *tool.Untrusted {
 // approve ID` grants for good. A nil decision lets the call go on.
 func (a *Approver) trust(ctx context.Context, u *tool.Untrusted, root string) (*dispatch.Decision, error) {
 	rule, why := trustRule, untrustedWhy(u)
-	if a.Ask != nil {
-		q := fmt.Sprintf("%s\n  definition: %s\n  run it for this call? [y/N] ", why, u.Definition)
-		if ok, err := a.Ask(ctx, q); err == nil && ok {
+	q := fmt.Sprintf("%s\n  definition: %s\n  run it for this call?", why, u.Definition)
+	if yes, asked, err := a.ask(ctx, q); asked {
+		if yes {
 			return nil, nil
 		}
 		return &dispatch.Decision{Verdict: dispatch.Deny, Source: SourcePerson, Rule: rule,
-			Reason: "the person at the terminal did not trust it: " + why,
+			Reason: saidNo(err) + why,
 			Hint:   "do not retry this call; ask the person what to do instead"}, nil
 	}
 	rec, err := a.Store.Request(approval.Record{Kind: approval.KindTrust, Tool: "trust " + u.Kind + " " + u.Name,

@@ -42,6 +42,7 @@ type Server struct {
 	sched     *scheduler
 	modes     map[string]bool // tool name -> sequential
 	approvals approvals
+	asks      asks
 	// jobs hands a call to an idle worker (see run).
 	jobs chan func()
 	// ctx ends every call in flight when the server shuts down; wg waits
@@ -122,8 +123,23 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if approval == "" {
 			approval = s.approvals.lookup(key)
 		}
+		// A client that can ask its user is asked about a held call (see
+		// asks); its user's answer, when the call comes back with it,
+		// decides.
+		var question string
+		if yes, answered := s.asks.answer(key, req.Params.RequestState, req.Params.InputResponses); answered {
+			ctx = dispatch.WithAsker(ctx, func(context.Context, string) (bool, error) { return yes, nil })
+		} else if canElicit(req.Session) {
+			ctx = dispatch.WithAsker(ctx, func(_ context.Context, q string) (bool, error) {
+				question = q
+				return false, dispatch.ErrAskLater
+			})
+		}
 		var env *tool.Envelope
 		s.run(func() { env = s.caller.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: approval}) })
+		if question != "" && approvalID(env) != "" {
+			return &mcp.CallToolResult{InputRequests: askingFor(question), RequestState: s.asks.issue(key)}, nil
+		}
 		s.approvals.settle(key, env)
 		return Result(env), nil
 	}
@@ -203,4 +219,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 		<-ended
 		return nil
 	}
+}
+
+// canElicit says whether the client declared that it can ask its user
+// (MCP elicitation).
+func canElicit(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
 }

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -87,6 +88,20 @@ type Store struct {
 	// Key seals a person's answers; nil: this process may neither give
 	// nor honour one (there is no trusted folder for the key).
 	Key []byte
+	// KeyDir, when Key is nil, is where the key is read on first need (a
+	// long-lived process sees a key a person made after it started).
+	KeyDir string
+	keyMu  sync.Mutex
+}
+
+// key is the key, read from KeyDir when it was not given.
+func (s *Store) key() []byte {
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	if s.Key == nil && s.KeyDir != "" {
+		s.Key, _ = LoadKey(s.KeyDir, false)
+	}
+	return s.Key
 }
 
 // Open returns the store under an MCODE_HOME.
@@ -205,7 +220,7 @@ func (s *Store) Request(r Record) (*Record, error) {
 // trust approval, once granted, does not expire: it lasts as long as the
 // definition it names.
 func (s *Store) Decide(id string, grant bool) (*Record, error) {
-	if s.Key == nil {
+	if s.key() == nil {
 		return nil, ErrNoKey
 	}
 	var out *Record
@@ -241,7 +256,7 @@ var ErrNoKey = errors.New("no approval key: approvals need the person's own conf
 
 // seal is the HMAC of what a person decided, and where it is kept.
 func (s *Store) seal(r *Record) string {
-	mac := hmac.New(sha256.New, s.Key)
+	mac := hmac.New(sha256.New, s.key())
 	dir, _ := filepath.Abs(s.Dir)
 	decided := ""
 	if r.Decided != nil {
@@ -257,7 +272,7 @@ func (s *Store) seal(r *Record) string {
 
 // sealed says whether a decided record carries the person's seal.
 func (s *Store) sealed(r *Record) bool {
-	if s.Key == nil || r.Seal == "" {
+	if s.key() == nil || r.Seal == "" {
 		return false
 	}
 	want := *r
@@ -348,7 +363,7 @@ func (s *Store) list() ([]*Record, error) {
 // Trusted says whether a person trusted the definition with this digest
 // (a granted, sealed trust approval).
 func (s *Store) Trusted(digest string) bool {
-	if s.Key == nil {
+	if s.key() == nil {
 		return false
 	}
 	list, err := s.list()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -174,7 +175,7 @@ func TestForgedAndMovedApprovalsGrantNothing(t *testing.T) {
 		t.Errorf("a grant copied into another MCODE_HOME: %v", err)
 	}
 	// Sealed with another key: another person's, or one the caller made.
-	wrongKey := *s
+	wrongKey := Open(filepath.Dir(s.Dir), time.Hour, nil)
 	wrongKey.Key = []byte("another key, another key, another")
 	if _, err := wrongKey.Redeem(r.ID, "sha256:g"); code(err) != "forged" {
 		t.Errorf("another key: %v", err)
