@@ -246,15 +246,18 @@ func TestHangingServerIsStoppedAtItsTimeLimit(t *testing.T) {
 	assertNoProcess(t, "hang")
 }
 
+// A tool whose schema does not compile is left out of the listing, with
+// the reason, and a call of it is refused as the tool's fault.
 func TestMalformedSchemaIsTheServersFault(t *testing.T) {
 	fx := newFixture(t, mcptest.ModeBadSchema)
 	tools, statuses, _ := fx.conn.Tools(context.Background(), "")
-	if len(tools) != 1 || statuses[0].Error != nil {
+	if len(tools) != 0 || statuses[0].Error != nil || len(statuses[0].Skipped) != 1 ||
+		statuses[0].Skipped[0].Name != "broken" || !strings.Contains(statuses[0].Skipped[0].Reason, "missing") {
 		t.Fatalf("listing: %v %+v", tools, statuses)
 	}
 	before := fx.startCount()
 	_, err := fx.conn.Call(context.Background(), "badschema__broken", json.RawMessage(`{"x": 1}`))
-	if codeOf(err) != tool.CodeServerError || !strings.Contains(err.Error(), "inputSchema") {
+	if codeOf(err) != tool.CodeToolError || !strings.Contains(err.Error(), "inputSchema") {
 		t.Fatalf("err = %v", err)
 	}
 	if fx.startCount() != before {

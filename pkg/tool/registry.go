@@ -103,6 +103,12 @@ func (r *Registry) All(ctx context.Context, env *Env) ([]*Tool, error) {
 			errs = append(errs, err)
 		}
 		for _, t := range tools {
+			// A tool from outside whose definition cannot be used is left
+			// out, and said so: it never hides the others.
+			if _, err := t.Definition(); err != nil {
+				errs = append(errs, fmt.Errorf("tool %s left out: %v", t.Name, err))
+				continue
+			}
 			key := NormalizeName(t.Name)
 			if seen[key] {
 				errs = append(errs, fmt.Errorf("duplicate tool name %q: the later one is left out", t.Name))
