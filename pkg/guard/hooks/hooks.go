@@ -10,8 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -21,8 +21,8 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
-	"github.com/mcode-dev/mcode/pkg/guard/redact"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/guard/redact"
 	"github.com/mcode-dev/mcode/pkg/proctree"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
