@@ -40,7 +40,8 @@ const (
 	// (hostile schemas, names that collide, no name at all), and answers
 	// tools/call with "called NAME ARGS". A tool named "spawn" starts a
 	// child in a session of its own (setsid) that sleeps, writing its pid
-	// to ChildVar: a tree that leaves the server's process group.
+	// to ChildVar: a tree that leaves the server's process group;
+	// "spawnwait" does the same and never answers.
 	ModeRaw = "raw"
 )
 
@@ -214,11 +215,14 @@ func serveRaw() int {
 			}
 			result = map[string]any{"tools": tools}
 		case "tools/call":
-			if req.Params.Name == "spawn" {
+			if req.Params.Name == "spawn" || req.Params.Name == "spawnwait" {
 				child := exec.Command("setsid", "sleep", "300")
 				if err := child.Start(); err == nil && os.Getenv(ChildVar) != "" {
 					_ = os.WriteFile(os.Getenv(ChildVar), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
 				}
+			}
+			if req.Params.Name == "spawnwait" {
+				time.Sleep(time.Hour) // never answers
 			}
 			result = text(fmt.Sprintf("called %s %s", req.Params.Name, req.Params.Arguments))
 		default:
