@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -213,7 +214,12 @@ func (x *extractor) target(name string) (string, *selection, bool) {
 	return "", nil, false
 }
 
-func (x *extractor) process(e *entry) error {
+func (x *extractor) process(e *entry) (err error) {
+	defer func() {
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			err = unsafe("entry %q has a name longer than the file system takes (%d bytes; a name may have at most 255 bytes between slashes)", e.name, len(e.name))
+		}
+	}()
 	if err := x.ctx.Err(); err != nil {
 		return err
 	}

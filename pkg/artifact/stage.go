@@ -249,7 +249,18 @@ func (s *Staged) prepareDest(o ExtractOptions) error {
 // made it (its pid and start time), so that a later run can tell one
 // left by a process that was killed (SIGKILL leaves it behind, hundreds
 // of MB perhaps) from one a running process still fills.
-func stagingPrefix(base string) string { return "." + base + ".mcode-" }
+// A long dest name is cut, so that the folder's name stays within the
+// 255 bytes a file system takes.
+func stagingPrefix(base string) string {
+	if len(base) > maxStagingBase {
+		base = base[:maxStagingBase]
+	}
+	return "." + base + ".mcode-"
+}
+
+// maxStagingBase leaves room in a staging folder's name for the rest
+// (.mcode-PID-START-RANDOM.old).
+const maxStagingBase = 192
 
 // stagingOwner is this process as a staging folder names it: PID-START.
 func stagingOwner() string {
