@@ -146,8 +146,8 @@ const (
 )
 
 // Roles lists the valid roles, each narrower than the one before: worker
-// loses delegation, verifier also every tool that changes files, explore
-// also the task controls.
+// loses delegation, verifier also every tool that changes files and the
+// todo list's writer, explore also the task controls.
 var Roles = config.Roles
 
 // NarrowestRole is the narrowest of roles ("" is none): --role narrows
@@ -209,6 +209,9 @@ func (p Profile) Permits(t *Tool) *Error {
 	case p.Role == RoleWorker:
 	case f.ChangesFiles():
 		return deny("role %s cannot change files", p.Role)
+	case f.SessionState && !f.ReadOnly:
+		// Seed 000's canonical tool policy takes todowrite from both.
+		return deny("role %s keeps no todo list of its own (it may read the session's)", p.Role)
 	case p.Role == RoleExplore && f.Tasks:
 		return deny("role explore cannot control tasks")
 	}
