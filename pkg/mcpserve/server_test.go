@@ -724,12 +724,14 @@ func TestHTTPConnectionBounds(t *testing.T) {
 			"Accept: application/json, text/event-stream\r\n" + auth + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(init)) + init
 	}
 
-	addr := serve(httpLimits{conns: 8, idle: 300 * time.Millisecond, read: 300 * time.Millisecond})
+	// Idle and read timeouts far off: only the refusal closes it.
+	addr := serve(httpLimits{conns: 8, idle: time.Minute, read: time.Minute})
 	unauth := dial(addr)
 	_, _ = io.WriteString(unauth, request(""))
-	if got := closedWithin(unauth, 100*time.Millisecond+200*time.Millisecond, "a request without the token"); !strings.HasPrefix(got, "HTTP/1.1 401") {
+	if got := closedWithin(unauth, 5*time.Second, "a request without the token"); !strings.HasPrefix(got, "HTTP/1.1 401") {
 		t.Fatalf("answer without the token: %q", got)
 	}
+	addr = serve(httpLimits{conns: 8, idle: 300 * time.Millisecond, read: 300 * time.Millisecond})
 	idle := dial(addr)
 	_, _ = io.WriteString(idle, request("Authorization: Bearer secret\r\n"))
 	if got := closedWithin(idle, 3*time.Second, "an idle keep-alive connection"); !strings.HasPrefix(got, "HTTP/1.1 200") {
@@ -738,18 +740,52 @@ func TestHTTPConnectionBounds(t *testing.T) {
 	silent := dial(addr)
 	closedWithin(silent, 3*time.Second, "a connection that sends nothing")
 
+	// Five connections to four slots: whichever is accepted last is
+	// closed at once, the other four stay open.
 	addr = serve(httpLimits{conns: 4, idle: time.Minute, read: time.Minute})
-	var held []net.Conn
-	for range 4 {
-		held = append(held, dial(addr))
+	var conns []net.Conn
+	for range 5 {
+		conns = append(conns, dial(addr))
 	}
-	time.Sleep(100 * time.Millisecond) // accepted: the four slots are taken
-	closedWithin(dial(addr), time.Second, "a connection past the cap")
-	held[0].Close()
-	time.Sleep(100 * time.Millisecond)
-	again := dial(addr)
-	_, _ = io.WriteString(again, request(""))
-	if got := closedWithin(again, 3*time.Second, "a connection once a slot is free"); !strings.HasPrefix(got, "HTTP/1.1 401") {
-		t.Fatalf("a connection once a slot is free: %q", got)
+	closed := make(chan int, len(conns))
+	for i, c := range conns {
+		go func() {
+			_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
+			if _, err := io.ReadAll(c); err == nil {
+				closed <- i
+				return
+			}
+			closed <- -1
+		}()
 	}
+	var shut []int
+	for range conns {
+		if i := <-closed; i >= 0 {
+			shut = append(shut, i)
+		}
+	}
+	if len(shut) != 1 {
+		t.Fatalf("%d of 5 connections to 4 slots were closed (%v), want exactly 1", len(shut), shut)
+	}
+	for i, c := range conns {
+		if i != shut[0] {
+			c.Close()
+			break // one slot frees
+		}
+	}
+	var again net.Conn
+	deadline := time.Now().Add(5 * time.Second)
+	for again == nil {
+		// The freed slot may take a moment to be seen free.
+		c := dial(addr)
+		_, _ = io.WriteString(c, request(""))
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		buf := make([]byte, 12)
+		if n, _ := io.ReadFull(c, buf); n == 12 && string(buf) == "HTTP/1.1 401" {
+			again = c
+		} else if time.Now().After(deadline) {
+			t.Fatal("no connection is served once a slot is free")
+		}
+	}
+	closedWithin(again, 3*time.Second, "a refused connection once a slot is free")
 }
