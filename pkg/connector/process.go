@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
@@ -24,6 +25,9 @@ const (
 	exitGrace = 200 * time.Millisecond
 	termGrace = 1 * time.Second
 )
+
+// JobVar marks every process of a stdio server (see startProcess).
+const JobVar = "MCODE_MCP_SERVER_JOB"
 
 // inheritedEnv is what a stdio server gets of mcode's environment, as
 // the MCP reference clients do: enough to run a program, no secrets.
@@ -57,6 +61,8 @@ type process struct {
 
 	done      chan struct{} // closed when the leader has been reaped
 	waitErr   error
+	marker    string // JobVar=ID, in the environment of each of its processes
+	since     uint64 // the start time of its first process
 	stderrEOF chan struct{}
 	stopOnce  sync.Once
 }
@@ -79,6 +85,10 @@ func startProcess(s Server, dir string, getenv func(string) string, warden strin
 	for k, v := range c.Env {
 		env = append(env, k+"="+expand(v, getenv))
 	}
+	// Every process of the server carries a marker, so that one which
+	// left its group and tree is found and stopped with it.
+	marker := JobVar + "=" + fsutil.RandomHex(8)
+	env = append(env, marker)
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		args[i] = expand(a, getenv)
@@ -124,7 +134,10 @@ func startProcess(s Server, dir string, getenv func(string) string, warden strin
 	}
 	closeAll(inR, outW, errW)
 	p := &process{cmd: cmd, stdin: inW, stdout: outR, tail: &tailBuffer{max: StderrTailBytes},
-		done: make(chan struct{}), stderrEOF: make(chan struct{})}
+		done: make(chan struct{}), stderrEOF: make(chan struct{}), marker: marker}
+	if info, ok := proctree.Read(cmd.Process.Pid); ok {
+		p.since = info.Start
+	}
 	go func() {
 		_, _ = io.Copy(p.tail, errR)
 		errR.Close()
@@ -183,6 +196,7 @@ func (p *process) stop() {
 			proctree.StopGroup(pid, termGrace)
 		}
 		<-p.done
+		proctree.Stop(func() []proctree.Proc { return proctree.Marked(p.marker, p.since) }, termGrace)
 		p.stdout.Close()
 	})
 }

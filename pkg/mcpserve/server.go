@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,15 +57,19 @@ type Server struct {
 // server, with the same name, description and input schema as
 // `mcode tools list --format mcp`.
 func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
-	tools, err := caller.List(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// A server or a tool that fails to list is logged, as tools list
+	// notes it; the rest is served.
+	tools, listErr := caller.List(ctx)
 	s := &Server{caller: caller, sched: newScheduler(), modes: map[string]bool{}, jobs: make(chan func())}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if listErr != nil {
+		for _, p := range strings.Split(listErr.Error(), "\n") {
+			logger.Warn("not served", "problem", p)
+		}
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Logger: logger,
@@ -73,9 +78,15 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, t := range tools {
+		// A tool that cannot be served is left out and logged: it never
+		// keeps the others from being served.
 		def, err := t.Definition()
+		if err == nil {
+			err = servable(def.InputSchema)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+			logger.Warn("tool left out", "tool", t.Name, "reason", err.Error())
+			continue
 		}
 		s.modes[def.Name] = def.Mode != tool.Parallel
 		s.mcp.AddTool(&mcp.Tool{
@@ -86,6 +97,21 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 		}, s.handler(def.Name))
 	}
 	return s, nil
+}
+
+// servable checks what the SDK's AddTool requires of an input schema (a
+// JSON object of "type": "object"), which it would panic over.
+func servable(schema json.RawMessage) error {
+	var obj struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(schema, &obj); err != nil {
+		return fmt.Errorf("its input schema is not a JSON object: %w", err)
+	}
+	if obj.Type != "object" {
+		return fmt.Errorf(`its input schema has "type": %v, not "object"`, obj.Type)
+	}
+	return nil
 }
 
 // Annotations are the MCP hints of a tool, from its declared facts (the

@@ -311,7 +311,12 @@ func integralNumbers(v any) any {
 func (t *Tool) initSchema() error {
 	t.schemaOnce.Do(func() {
 		if t.external {
-			t.validator, t.schemaErr = compileSchema(t.Name, t.schema)
+			// The schema came from outside mcode: one that cannot be used
+			// is the tool's fault, not mcode's.
+			if t.validator, t.schemaErr = compileSchema(t.Name, t.schema, true); t.schemaErr != nil {
+				t.schemaErr = &Error{Code: CodeToolError, Message: t.schemaErr.Error(),
+					Hint: "the tool's definition must be fixed where it comes from (its MCP server, or the command tool's config)"}
+			}
 			return
 		}
 		var schema string
@@ -320,7 +325,7 @@ func (t *Tool) initSchema() error {
 			return
 		}
 		t.schema = json.RawMessage(schema)
-		t.validator, t.schemaErr = compileSchema(t.Name, t.schema)
+		t.validator, t.schemaErr = compileSchema(t.Name, t.schema, false)
 	})
 	return t.schemaErr
 }
