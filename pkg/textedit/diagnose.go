@@ -1,12 +1,9 @@
-package edit
+package textedit
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // Candidate is the place in the file that looks most like an old_string
@@ -37,52 +34,7 @@ const (
 	maxSimilarityBytes = 16 << 20
 )
 
-// noMatch builds the no_match error for old in text: the closest
-// candidate, the first difference and its likely cause.
-func noMatch(name string, text []byte, old string, loc located, i, n int, byteWise bool) *failed {
-	idx := i
-	l := label(i, n)
-	if len(loc.rejected) > 0 {
-		r := loc.rejected[0]
-		first, last := lineAt(text, r.span.start), lineAt(text, max(r.span.end-1, r.span.start))
-		c := &Candidate{LineStart: first, LineEnd: last, Line: first, Column: 1,
-			Expected: clip(firstLine(old)), Found: clip(firstLine(string(text[r.span.start:r.span.end])))}
-		var msg string
-		if r.tooBig {
-			c.Cause = "fuzzy_too_long"
-			msg = fmt.Sprintf("%sold_string was not found exactly; a fuzzy match at lines %d-%d was refused because its text is %d characters long, more than %d×%d+%d for old_string's %d",
-				l, first, last, r.runes, FuzzySpanFactor, utf8.RuneCountInString(old), FuzzySpanSlack, utf8.RuneCountInString(old))
-		} else {
-			c.Cause = "fuzzy_unverified"
-			msg = fmt.Sprintf("%sold_string was not found exactly; a fuzzy match at lines %d-%d was refused because its text does not normalize to the same text as old_string", l, first, last)
-		}
-		return &failed{
-			err: &tool.Error{Code: tool.CodeNoMatch, Message: msg,
-				Hint: fmt.Sprintf("copy lines %d-%d exactly as mcode read shows them (mcode read %s --offset %d --limit %d) into old_string", first, last, name, first, last-first+1)},
-			info: Failure{Edit: &idx, Candidate: c},
-		}
-	}
-	c := closest(text, old)
-	if c == nil {
-		return &failed{
-			err: &tool.Error{Code: tool.CodeNoMatch,
-				Message: l + "old_string was not found, and no line of the file resembles it",
-				Hint:    "check the file path; read the file with mcode read and copy old_string exactly from it"},
-			info: Failure{Edit: &idx},
-		}
-	}
-	msg := fmt.Sprintf("%sold_string was not found. Closest: lines %d-%d; first difference at line %d, column %d: old_string has %q, the file has %q (likely cause: %s)",
-		l, c.LineStart, c.LineEnd, c.Line, c.Column, c.Expected, c.Found, causeText[c.Cause])
-	if byteWise {
-		msg += "; the file is not UTF-8, so only exact matches count"
-	}
-	return &failed{
-		err:  &tool.Error{Code: tool.CodeNoMatch, Message: msg, Hint: causeHint(name, c)},
-		info: Failure{Edit: &idx, Candidate: c},
-	}
-}
-
-var causeText = map[string]string{
+var CauseText = map[string]string{
 	"crlf":                "a carriage return (CR) on one side only",
 	"bom":                 "a byte-order mark (U+FEFF) in old_string",
 	"tabs_vs_spaces":      "tabs vs spaces in the indentation",
@@ -98,32 +50,17 @@ var causeText = map[string]string{
 	"different_text":      "the text differs",
 }
 
-func causeHint(name string, c *Candidate) string {
-	reread := fmt.Sprintf("mcode read %s --offset %d --limit %d", name, c.LineStart, c.LineEnd-c.LineStart+1)
-	switch c.Cause {
-	case "tabs_vs_spaces", "indentation":
-		return fmt.Sprintf("copy the indentation exactly as %s shows it: edit never takes tabs for spaces", reread)
-	case "line_numbers":
-		return "remove the line-number prefixes (`    12→`) that read puts before each line from old_string and new_string"
-	case "bom":
-		return "leave the byte-order mark out of old_string: edit keeps the file's BOM by itself"
-	case "crlf":
-		return "old_string and the file disagree on a lone carriage return; copy the text exactly as " + reread + " shows it"
-	}
-	return "copy old_string exactly from " + reread
-}
-
-// closest finds the window of the text's lines that shares the most
+// Closest finds the window of the text's lines that shares the most
 // lines with old (compared loosely), else the line most like old's
 // longest line, and the first place where they differ.
-func closest(text []byte, old string) *Candidate {
-	oldLines := splitLines(old)
-	if len(oldLines) == 0 {
+func Closest(text []byte, old string) *Candidate {
+	OldLines := splitLines(old)
+	if len(OldLines) == 0 {
 		return nil
 	}
 	keys := map[string][]int{}
 	var kb []byte
-	for i, ol := range oldLines {
+	for i, ol := range OldLines {
 		kb = looseKey(kb[:0], []byte(ol))
 		if len(kb) > 0 {
 			keys[string(kb)] = append(keys[string(kb)], i)
@@ -145,39 +82,39 @@ func closest(text []byte, old string) *Candidate {
 	}
 	if bestVotes == 0 {
 		var ok bool
-		if best, ok = mostSimilarLine(text, oldLines); !ok {
+		if best, ok = mostSimilarLine(text, OldLines); !ok {
 			return nil
 		}
 	}
 	start := max(best, 0)
-	lines := windowLines(text, start, len(oldLines))
+	lines := windowLines(text, start, len(OldLines))
 	c := &Candidate{LineStart: start + 1, LineEnd: start + max(len(lines), 1)}
 	// The first line that differs even in the normal form is what kept
 	// the fuzzy tier from matching, so it is the one to name; a line that
 	// differs only in what the fuzzy tier looks past (a curly quote, say)
 	// is named when there is no such line.
 	at := -1
-	for i, ol := range oldLines {
+	for i, ol := range OldLines {
 		if i >= len(lines) {
 			c.Line, c.Column = start+i+1, 1
-			c.Expected, c.Found, c.Cause = clip(ol), "(end of file)", "end_of_file"
+			c.Expected, c.Found, c.Cause = Clip(ol), "(end of file)", "end_of_file"
 			return c
 		}
-		if linesAgree(ol, lines[i], i, len(oldLines)) {
+		if linesAgree(ol, lines[i], i, len(OldLines)) {
 			continue
 		}
 		if at < 0 {
 			at = i
 		}
-		if !linesAgree(normLine(ol), normLine(lines[i]), i, len(oldLines)) {
+		if !linesAgree(normLine(ol), normLine(lines[i]), i, len(OldLines)) {
 			at = i
 			break
 		}
 	}
 	if at >= 0 {
-		ol, fl := oldLines[at], lines[at]
+		ol, fl := OldLines[at], lines[at]
 		c.Line = start + at + 1
-		c.Expected, c.Found = clip(ol), clip(fl)
+		c.Expected, c.Found = Clip(ol), Clip(fl)
 		// old_string may start after the indentation of its first line:
 		// then the two are compared from there.
 		skip := 0
@@ -192,7 +129,7 @@ func closest(text []byte, old string) *Candidate {
 	// Every line agrees as a line: the difference is in the breaks
 	// between them (a final newline, a CR).
 	c.Line, c.Column = c.LineEnd, 1
-	c.Expected, c.Found = clip(oldLines[len(oldLines)-1]), clip(lines[len(lines)-1])
+	c.Expected, c.Found = Clip(OldLines[len(OldLines)-1]), Clip(lines[len(lines)-1])
 	c.Cause = "line_break"
 	if strings.Contains(old, "\r") != bytes.Contains(text, []byte("\r")) {
 		c.Cause = "crlf"
@@ -275,17 +212,17 @@ func looseKey(dst, line []byte) []byte {
 
 // mostSimilarLine finds the line of text most like old's longest line by
 // shared character pairs, and returns where old's window would start.
-func mostSimilarLine(text []byte, oldLines []string) (int, bool) {
+func mostSimilarLine(text []byte, OldLines []string) (int, bool) {
 	if len(text) > maxSimilarityBytes {
 		return 0, false
 	}
 	pick := 0
-	for i, l := range oldLines {
-		if len(strings.TrimSpace(l)) > len(strings.TrimSpace(oldLines[pick])) {
+	for i, l := range OldLines {
+		if len(strings.TrimSpace(l)) > len(strings.TrimSpace(OldLines[pick])) {
 			pick = i
 		}
 	}
-	want := pairs(looseKey(nil, []byte(oldLines[pick])))
+	want := pairs(looseKey(nil, []byte(OldLines[pick])))
 	if len(want) == 0 {
 		return 0, false
 	}
@@ -394,13 +331,13 @@ func runeAt(s string, col int) rune {
 	return utf8.RuneError
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return strings.TrimSuffix(line, "\r")
 }
 
-// clip shortens a quoted line to maxShownRunes characters.
-func clip(s string) string {
+// Clip shortens a quoted line to maxShownRunes characters.
+func Clip(s string) string {
 	if utf8.RuneCountInString(s) <= maxShownRunes {
 		return s
 	}
