@@ -54,13 +54,13 @@ var CauseText = map[string]string{
 // lines with old (compared loosely), else the line most like old's
 // longest line, and the first place where they differ.
 func Closest(text []byte, old string) *Candidate {
-	OldLines := splitLines(old)
-	if len(OldLines) == 0 {
+	oldLines := splitLines(old)
+	if len(oldLines) == 0 {
 		return nil
 	}
 	keys := map[string][]int{}
 	var kb []byte
-	for i, ol := range OldLines {
+	for i, ol := range oldLines {
 		kb = looseKey(kb[:0], []byte(ol))
 		if len(kb) > 0 {
 			keys[string(kb)] = append(keys[string(kb)], i)
@@ -82,37 +82,37 @@ func Closest(text []byte, old string) *Candidate {
 	}
 	if bestVotes == 0 {
 		var ok bool
-		if best, ok = mostSimilarLine(text, OldLines); !ok {
+		if best, ok = mostSimilarLine(text, oldLines); !ok {
 			return nil
 		}
 	}
 	start := max(best, 0)
-	lines := windowLines(text, start, len(OldLines))
+	lines := windowLines(text, start, len(oldLines))
 	c := &Candidate{LineStart: start + 1, LineEnd: start + max(len(lines), 1)}
 	// The first line that differs even in the normal form is what kept
 	// the fuzzy tier from matching, so it is the one to name; a line that
 	// differs only in what the fuzzy tier looks past (a curly quote, say)
 	// is named when there is no such line.
 	at := -1
-	for i, ol := range OldLines {
+	for i, ol := range oldLines {
 		if i >= len(lines) {
 			c.Line, c.Column = start+i+1, 1
 			c.Expected, c.Found, c.Cause = Clip(ol), "(end of file)", "end_of_file"
 			return c
 		}
-		if linesAgree(ol, lines[i], i, len(OldLines)) {
+		if linesAgree(ol, lines[i], i, len(oldLines)) {
 			continue
 		}
 		if at < 0 {
 			at = i
 		}
-		if !linesAgree(normLine(ol), normLine(lines[i]), i, len(OldLines)) {
+		if !linesAgree(normLine(ol), normLine(lines[i]), i, len(oldLines)) {
 			at = i
 			break
 		}
 	}
 	if at >= 0 {
-		ol, fl := OldLines[at], lines[at]
+		ol, fl := oldLines[at], lines[at]
 		c.Line = start + at + 1
 		c.Expected, c.Found = Clip(ol), Clip(fl)
 		// old_string may start after the indentation of its first line:
@@ -129,7 +129,7 @@ func Closest(text []byte, old string) *Candidate {
 	// Every line agrees as a line: the difference is in the breaks
 	// between them (a final newline, a CR).
 	c.Line, c.Column = c.LineEnd, 1
-	c.Expected, c.Found = Clip(OldLines[len(OldLines)-1]), Clip(lines[len(lines)-1])
+	c.Expected, c.Found = Clip(oldLines[len(oldLines)-1]), Clip(lines[len(lines)-1])
 	c.Cause = "line_break"
 	if strings.Contains(old, "\r") != bytes.Contains(text, []byte("\r")) {
 		c.Cause = "crlf"
@@ -154,7 +154,7 @@ func linesAgree(ol, fl string, i, n int) bool {
 	return false
 }
 
-func normLine(s string) string { return string(appendNormLine(nil, []byte(s))) }
+func normLine(s string) string { return string(AppendNormLine(nil, []byte(s))) }
 
 // splitLines splits s into lines without their breaks (a CR before LF
 // dropped); a final line break ends the last line rather than starting
@@ -193,7 +193,7 @@ func looseKey(dst, line []byte) []byte {
 		line = line[n:]
 	}
 	start := len(dst)
-	dst = appendNormLine(dst, line)
+	dst = AppendNormLine(dst, line)
 	out := dst[:start]
 	space := true
 	for _, c := range dst[start:] {
@@ -212,17 +212,17 @@ func looseKey(dst, line []byte) []byte {
 
 // mostSimilarLine finds the line of text most like old's longest line by
 // shared character pairs, and returns where old's window would start.
-func mostSimilarLine(text []byte, OldLines []string) (int, bool) {
+func mostSimilarLine(text []byte, oldLines []string) (int, bool) {
 	if len(text) > maxSimilarityBytes {
 		return 0, false
 	}
 	pick := 0
-	for i, l := range OldLines {
-		if len(strings.TrimSpace(l)) > len(strings.TrimSpace(OldLines[pick])) {
+	for i, l := range oldLines {
+		if len(strings.TrimSpace(l)) > len(strings.TrimSpace(oldLines[pick])) {
 			pick = i
 		}
 	}
-	want := pairs(looseKey(nil, []byte(OldLines[pick])))
+	want := pairs(looseKey(nil, []byte(oldLines[pick])))
 	if len(want) == 0 {
 		return 0, false
 	}
@@ -343,4 +343,27 @@ func Clip(s string) string {
 	}
 	r := []rune(s)
 	return string(r[:maxShownRunes]) + "…"
+}
+
+// LineSimilarity is how alike two lines are once reduced as models
+// rarely get them wrong (see looseKey), from 0 to 1: the Dice
+// coefficient of their pairs of bytes.
+func LineSimilarity(a, b string) float64 {
+	ka, kb := looseKey(nil, []byte(a)), looseKey(nil, []byte(b))
+	if bytes.Equal(ka, kb) {
+		return 1
+	}
+	pa, pb := pairs(ka), pairs(kb)
+	common, total := 0, 0
+	for p, c := range pa {
+		common += min(c, pb[p])
+		total += c
+	}
+	for _, c := range pb {
+		total += c
+	}
+	if total == 0 {
+		return 0
+	}
+	return 2 * float64(common) / float64(total)
 }

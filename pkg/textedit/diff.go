@@ -206,11 +206,18 @@ type DiffWriter struct {
 }
 
 func NewDiffWriter(name string, old OldLines, display func(string) string, maxBytes int) *DiffWriter {
+	return NewDiffWriterFor("a/"+name, "b/"+name, old, display, maxBytes)
+}
+
+// NewDiffWriterFor is NewDiffWriter for a change whose two sides have
+// their own names in the header ("a/old", "b/new", or /dev/null for a
+// file created or deleted).
+func NewDiffWriterFor(from, to string, old OldLines, display func(string) string, maxBytes int) *DiffWriter {
 	if display == nil {
 		display = func(s string) string { return s }
 	}
 	d := &DiffWriter{old: old, display: display, max: maxBytes}
-	fmt.Fprintf(&d.out, "--- a/%s\n+++ b/%s\n", name, name)
+	fmt.Fprintf(&d.out, "--- %s\n+++ %s\n", from, to)
 	return d
 }
 

@@ -79,9 +79,9 @@ func trimRightSpace(b []byte) []byte {
 	return b
 }
 
-// appendNormLine appends the normal form of one line (without its "\n")
+// AppendNormLine appends the normal form of one line (without its "\n")
 // to dst.
-func appendNormLine(dst, line []byte) []byte {
+func AppendNormLine(dst, line []byte) []byte {
 	if IsASCII(line) {
 		return append(dst, trimRightSpace(line)...)
 	}
@@ -106,9 +106,9 @@ func NormText(text []byte) []byte {
 	for {
 		i := bytes.IndexByte(text, '\n')
 		if i < 0 {
-			return appendNormLine(out, text)
+			return AppendNormLine(out, text)
 		}
-		out = appendNormLine(out, text[:i])
+		out = AppendNormLine(out, text[:i])
 		out = append(out, '\n')
 		text = text[i+1:]
 	}
@@ -147,7 +147,7 @@ func (w *normWindow) fill(n int) {
 		}
 		w.normStart = append(w.normStart, len(w.norm))
 		w.origStart = append(w.origStart, start)
-		w.norm = appendNormLine(w.norm, w.text[start:end])
+		w.norm = AppendNormLine(w.norm, w.text[start:end])
 		w.normEnd = append(w.normEnd, len(w.norm))
 		w.origEnd = append(w.origEnd, end)
 		if end < len(w.text) {
