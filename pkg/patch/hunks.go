@@ -76,7 +76,7 @@ func applyHunks(name string, c *textedit.Content, hunks []*hunk, keepFinal bool)
 			e.info.MatchLines = lines
 			return nil, e
 		case r.at < 0:
-			return nil, noMatch(f, h, old, from, fail)
+			return nil, noMatch(f, name, h, old, from, fail)
 		}
 		pieces := f.pieces(h, r.at, keepFinal, hi)
 		out.pieces = append(out.pieces, pieces...)
@@ -128,7 +128,7 @@ func checkAdded(h *hunk, c *textedit.Content) string {
 // noMatch explains a hunk found nowhere: a hunk that matches before the
 // previous one (out of order), else the nearest almost-match, its
 // similarity and its first differing line.
-func noMatch(f *fileLines, h *hunk, old []string, from int, fail func(tool.Code, string, string) *failure) *failure {
+func noMatch(f *fileLines, name string, h *hunk, old []string, from int, fail func(tool.Code, string, string) *failure) *failure {
 	if from > 0 {
 		for _, t := range f.tiers() {
 			if c := f.matches(t, keysOf(t, old), 0, false); len(c) > 0 && c[0] < from {
@@ -157,8 +157,8 @@ func noMatch(f *fileLines, h *hunk, old []string, from int, fail func(tool.Code,
 	e := fail(tool.CodeNoMatch,
 		fmt.Sprintf("%s were not found%s at any tier (%s). Nearest almost-match: lines %d-%d, %.0f%% similar; first difference at line %d: the patch has %q, the file has %q (likely cause: %s)",
 			what, where, tiers, c.LineStart, c.LineEnd, 100*n.Similarity, c.Line, c.Expected, c.Found, textedit.CauseText[c.Cause]),
-		fmt.Sprintf("re-read lines %d-%d (mcode read FILE --offset %d --limit %d), copy the context and - lines exactly from them, and send the patch again; nothing was written",
-			c.LineStart, c.LineEnd, c.LineStart, c.LineEnd-c.LineStart+1))
+		fmt.Sprintf("re-read lines %d-%d (mcode read %s --offset %d --limit %d), copy the context and - lines exactly from them, and send the patch again; nothing was written",
+			c.LineStart, c.LineEnd, name, c.LineStart, c.LineEnd-c.LineStart+1))
 	e.info.Nearest = n
 	return e
 }

@@ -396,8 +396,9 @@ func parseUpdateBody(lines []patchLine, i int, fo *fileOp) (int, error) {
 		trimmed := strings.TrimSpace(t)
 		if strings.HasPrefix(trimmed, "@@") {
 			if h != nil && len(h.lines) == 0 {
-				// @@ lines in a row stack.
+				// @@ lines in a row stack: one hunk under all of them.
 				headers = append(headers, h.headers...)
+				fo.hunks = fo.hunks[:len(fo.hunks)-1]
 			}
 			h = &hunk{line: l.n}
 			if n, empty, ok := unifiedRange(trimmed); ok {
