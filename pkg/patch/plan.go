@@ -35,8 +35,9 @@ type entry struct {
 	orig     state
 	cur      state
 	// created: folders made for it while committing, to remove again if
-	// the patch is undone.
-	created []string
+	// the patch is undone; emptied: folders removed once its removal left
+	// them empty (as git apply does), to make again.
+	created, emptied []string
 }
 
 // plan is a patch worked out in memory, every file read and locked,
@@ -482,8 +483,24 @@ func (pl *plan) do(ctx context.Context, a *action) error {
 			return err
 		}
 		a.done = true
+		e.emptied = pl.removeEmptyParents(filepath.Dir(e.abs))
 		return nil
 	}
+}
+
+// removeEmptyParents removes dir and the folders above it while they are
+// empty, up to the workspace root (kept), and returns those it removed,
+// innermost first.
+func (pl *plan) removeEmptyParents(dir string) []string {
+	var out []string
+	root := filepath.Clean(pl.env.Root)
+	for d := dir; d != root && strings.HasPrefix(d, root+string(filepath.Separator)); d = filepath.Dir(d) {
+		if os.Remove(d) != nil {
+			break
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // undo puts back what the done actions changed, newest first.
@@ -507,6 +524,9 @@ func (pl *plan) undo(acts []*action) error {
 				err = os.Chmod(e.target, e.orig.mode)
 			}
 		default:
+			for j := len(e.emptied) - 1; j >= 0; j-- {
+				os.Mkdir(e.emptied[j], 0o755)
+			}
 			if e.link {
 				err = os.Symlink(e.linkDest, e.abs)
 			} else if err = fsutil.CreateFileAtomic(e.abs, e.orig.data, e.orig.mode); err == nil {
