@@ -57,7 +57,13 @@ type fileLines struct {
 	seed     maphash.Seed
 	keys     [numTiers][][]byte
 	index    [numTiers]map[uint64][]int32
+	// searches counts the look-ups per tier: the first few scan the
+	// lines, and only a file searched often gets an index.
+	searches [numTiers]int
 }
+
+// indexAfter is how many scans of one tier a file gets before an index.
+const indexAfter = 4
 
 func newFileLines(text []byte, byteWise bool) *fileLines {
 	f := &fileLines{text: text, byteWise: byteWise, seed: maphash.MakeSeed()}
@@ -118,14 +124,24 @@ func (f *fileLines) keyOf(t tier, i int) []byte {
 
 // positions lists, ascending, the lines whose tier-t key is key.
 func (f *fileLines) positions(t tier, key []byte) []int32 {
-	if f.index[t] == nil {
-		if t != tierExact {
-			keys := make([][]byte, f.n)
-			for i := range f.n {
-				keys[i] = t.key(f.line(i))
-			}
-			f.keys[t] = keys
+	if t != tierExact && f.keys[t] == nil {
+		keys := make([][]byte, f.n)
+		for i := range f.n {
+			keys[i] = t.key(f.line(i))
 		}
+		f.keys[t] = keys
+	}
+	if f.index[t] == nil && f.searches[t] < indexAfter {
+		f.searches[t]++
+		var out []int32
+		for i := range f.n {
+			if bytes.Equal(f.keyOf(t, i), key) {
+				out = append(out, int32(i))
+			}
+		}
+		return out
+	}
+	if f.index[t] == nil {
 		idx := make(map[uint64][]int32, f.n/2+1)
 		for i := range f.n {
 			h := maphash.Bytes(f.seed, f.keyOf(t, i))

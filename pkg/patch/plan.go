@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/textedit"
@@ -174,6 +175,7 @@ func (pl *plan) add(op *fileOp) error {
 			return f
 		}
 		var buf bytes.Buffer
+	buf.Grow(len(c.Text) + len(c.BOM) + 4<<10)
 		if err := textedit.WriteEdited(&buf, c, a.pieces); err != nil {
 			return err
 		}
@@ -269,6 +271,7 @@ func (pl *plan) checkDeleted(e *entry, op *fileOp) error {
 		return f
 	}
 	var buf bytes.Buffer
+	buf.Grow(len(c.Text) + len(c.BOM) + 4<<10)
 	if err := textedit.WriteEdited(&buf, c, a.pieces); err != nil {
 		return err
 	}
@@ -312,6 +315,7 @@ func (pl *plan) update(op *fileOp) error {
 		return f
 	}
 	var buf bytes.Buffer
+	buf.Grow(len(c.Text) + len(c.BOM) + 4<<10)
 	if err := textedit.WriteEdited(&buf, c, a.pieces); err != nil {
 		te := tool.AsError(err)
 		te.Message = fmt.Sprintf("%s is %s, which cannot hold every character the patch adds: %s", e.display, c.Enc, te.Message)
@@ -423,39 +427,79 @@ func (pl *plan) actions() []*action {
 }
 
 // beforeAction, when set (by tests), runs before each change to the disk
-// and may fail it.
+// and may fail it; writes call it side by side.
 var beforeAction func(path string) error
+
+// maxParallelWrites bounds the files written at once: each waits mostly
+// on its fsync, and the file system commits many of those together.
+const maxParallelWrites = 16
 
 // commit makes every change, each file atomically; if one fails, those
 // already made are undone, newest first, so that the disk is as it was.
+// Folders are made first, then every file is written side by side (each
+// durable on its own, so their fsyncs overlap), then removals follow.
 func (pl *plan) commit(ctx context.Context, acts []*action) error {
+	var writes, removes []*action
 	for _, a := range acts {
-		err := ctx.Err()
-		if err == nil && beforeAction != nil {
-			err = beforeAction(a.e.display)
+		if a.kind == "remove" {
+			removes = append(removes, a)
+		} else {
+			writes = append(writes, a)
 		}
-		if err == nil {
-			err = pl.do(ctx, a)
+	}
+	fail := func(a *action, err error) error { return commitErr(a, err, pl.undo(acts)) }
+	for _, a := range writes {
+		if a.kind == "create" {
+			created, err := mkdirs(filepath.Dir(a.e.target))
+			a.e.created = created
+			if err != nil {
+				return fail(a, err)
+			}
 		}
+	}
+	errs := make([]error, len(writes))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxParallelWrites)
+	for i, a := range writes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			errs[i] = pl.step(ctx, a)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
 		if err != nil {
-			undoErr := pl.undo(acts)
-			return commitErr(a, err, undoErr)
+			return fail(writes[i], err)
 		}
-		a.done = true
+	}
+	for _, a := range removes {
+		if err := pl.step(ctx, a); err != nil {
+			return fail(a, err)
+		}
 	}
 	return nil
+}
+
+// step makes one change, unless the call was given up on or a test
+// fails it.
+func (pl *plan) step(ctx context.Context, a *action) error {
+	err := ctx.Err()
+	if err == nil && beforeAction != nil {
+		err = beforeAction(a.e.display)
+	}
+	if err == nil {
+		err = pl.do(ctx, a)
+	}
+	return err
 }
 
 func (pl *plan) do(ctx context.Context, a *action) error {
 	e := a.e
 	switch a.kind {
 	case "create":
-		dir := filepath.Dir(e.target)
-		created, err := mkdirs(dir)
-		e.created = created
-		if err != nil {
-			return err
-		}
 		if err := fsutil.CreateFileAtomic(e.target, e.cur.data, e.cur.mode); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return &tool.Error{Code: tool.CodeExists, Message: fmt.Sprintf("%s appeared while the patch was being applied", e.display),
@@ -508,17 +552,16 @@ func (pl *plan) undo(acts []*action) error {
 	var errs []error
 	for i := len(acts) - 1; i >= 0; i-- {
 		a := acts[i]
+		e := a.e
 		if !a.done {
+			removeDirs(e.created)
 			continue
 		}
-		e := a.e
 		var err error
 		switch a.kind {
 		case "create":
 			err = os.Remove(e.target)
-			for j := len(e.created) - 1; j >= 0; j-- {
-				os.Remove(e.created[j]) // only if still empty
-			}
+			removeDirs(e.created)
 		case "write":
 			if err = fsutil.WriteFileAtomic(e.target, e.orig.data, e.orig.mode); err == nil {
 				err = os.Chmod(e.target, e.orig.mode)
@@ -538,6 +581,14 @@ func (pl *plan) undo(acts []*action) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeDirs removes the folders a patch made, innermost first, each
+// only if it is empty.
+func removeDirs(made []string) {
+	for j := len(made) - 1; j >= 0; j-- {
+		os.Remove(made[j])
+	}
 }
 
 // mkdirs makes dir and the folders above it that are missing, and

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -136,10 +137,9 @@ func TestFailureAnywhereChangesNothing(t *testing.T) {
 		pl, acts := planFor(t, env, patch)
 		pl.release()
 		for k := range acts {
-			calls := 0
+			var calls atomic.Int32
 			beforeAction = func(path string) error {
-				calls++
-				if calls == k+1 {
+				if calls.Add(1) == int32(k+1) {
 					return &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission} // as a read-only file gives
 				}
 				return nil
