@@ -175,7 +175,7 @@ func (pl *plan) add(op *fileOp) error {
 			return f
 		}
 		var buf bytes.Buffer
-	buf.Grow(len(c.Text) + len(c.BOM) + 4<<10)
+		buf.Grow(len(c.Text) + len(c.BOM) + 4<<10)
 		if err := textedit.WriteEdited(&buf, c, a.pieces); err != nil {
 			return err
 		}
