@@ -122,6 +122,9 @@ func (pl *plan) prepare(ctx context.Context, ops []*fileOp) error {
 			return err
 		}
 		if info == nil {
+			if err := pl.parentIsFolder(e); err != nil {
+				return err
+			}
 			continue
 		}
 		unlock, err := textedit.LockFile(ctx, e.display, e.target)
@@ -137,6 +140,25 @@ func (pl *plan) prepare(ctx context.Context, ops []*fileOp) error {
 		e.cur = e.orig
 	}
 	return nil
+}
+
+// parentIsFolder refuses, before anything is written, a new file whose
+// nearest existing parent is not a folder.
+func (pl *plan) parentIsFolder(e *entry) error {
+	for d := filepath.Dir(e.target); ; d = filepath.Dir(d) {
+		info, err := os.Stat(d)
+		if err == nil {
+			if info.IsDir() {
+				return nil
+			}
+			return &tool.Error{Code: tool.CodeNotADirectory,
+				Message: fmt.Sprintf("%s cannot be created: %s is a file, not a folder", e.display, textedit.DisplayPath(pl.env.Root, d)),
+				Hint:    "check the path; nothing was written"}
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
 }
 
 // run applies the operations in memory, in order.
@@ -618,9 +640,10 @@ func mkdirs(dir string) ([]string, error) {
 func commitErr(a *action, err, undoErr error) error {
 	te := tool.AsError(err)
 	if te.Code == tool.CodeInternal {
+		te = tool.AsError(textedit.WriteErr(a.e.display, err))
+	}
+	if te.Code == tool.CodeInternal {
 		switch {
-		case errors.Is(err, fs.ErrPermission):
-			te = &tool.Error{Code: tool.CodePermission, Message: fmt.Sprintf("cannot change %s: permission denied", a.e.display)}
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 			te = &tool.Error{Code: tool.CodeTimeout, Message: fmt.Sprintf("the call ended before %s was changed", a.e.display)}
 		default:

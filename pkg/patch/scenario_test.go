@@ -231,6 +231,13 @@ var scenarios = []scenario{
 		patch:  "*** Begin Patch\n*** Update File: a.txt\n-1\n+one\n*** Update File: a.txt\n@@\n-3\n+three\n*** End Patch\n",
 		after:  tree{"a.txt": "one\n2\nthree\n"},
 	},
+	{
+		name:   "a new file under a path that is a file",
+		before: tree{"a.txt": "a\n"},
+		patch:  "*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n*** Add File: a.txt/inner.txt\n+x\n*** End Patch\n",
+		code:   tool.CodeNotADirectory,
+		msg:    "a.txt is a file, not a folder",
+	},
 	// Where mcode deliberately differs from Codex: nothing is lost.
 	{
 		name:   "move onto an existing file is refused",
