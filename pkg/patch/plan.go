@@ -122,9 +122,6 @@ func (pl *plan) prepare(ctx context.Context, ops []*fileOp) error {
 			return err
 		}
 		if info == nil {
-			if err := pl.parentIsFolder(e); err != nil {
-				return err
-			}
 			continue
 		}
 		unlock, err := textedit.LockFile(ctx, e.display, e.target)
@@ -140,25 +137,6 @@ func (pl *plan) prepare(ctx context.Context, ops []*fileOp) error {
 		e.cur = e.orig
 	}
 	return nil
-}
-
-// parentIsFolder refuses, before anything is written, a new file whose
-// nearest existing parent is not a folder.
-func (pl *plan) parentIsFolder(e *entry) error {
-	for d := filepath.Dir(e.target); ; d = filepath.Dir(d) {
-		info, err := os.Stat(d)
-		if err == nil {
-			if info.IsDir() {
-				return nil
-			}
-			return &tool.Error{Code: tool.CodeNotADirectory,
-				Message: fmt.Sprintf("%s cannot be created: %s is a file, not a folder", e.display, textedit.DisplayPath(pl.env.Root, d)),
-				Hint:    "check the path; nothing was written"}
-		}
-		if filepath.Dir(d) == d {
-			return nil
-		}
-	}
 }
 
 // run applies the operations in memory, in order.

@@ -236,7 +236,7 @@ var scenarios = []scenario{
 		before: tree{"a.txt": "a\n"},
 		patch:  "*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n*** Add File: a.txt/inner.txt\n+x\n*** End Patch\n",
 		code:   tool.CodeNotADirectory,
-		msg:    "a.txt is a file, not a folder",
+		msg:    "a part of the path is a file",
 	},
 	// Where mcode deliberately differs from Codex: nothing is lost.
 	{
