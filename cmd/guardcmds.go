@@ -30,7 +30,7 @@ const DefaultAuditLimit = 50
 
 // mainField is the parameter that `guard check TOOL VALUE` fills.
 var mainField = map[string]string{
-	"bash": "command", "read": "path", "write": "file_path", "edit": "file_path",
+	"bash": "command", "read": "path", "write": "file_path", "edit": "file_path", "apply_patch": "input",
 	"rm": "paths", "trash_put": "paths", "grep": "pattern", "glob": "pattern",
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/extract"
 	"github.com/mcode-dev/mcode/pkg/filetype"
+	"github.com/mcode-dev/mcode/pkg/patch"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/render"
 	"github.com/mcode-dev/mcode/pkg/search"
@@ -41,6 +42,7 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		search.GlobTool(),
 		edit.WriteTool(),
 		edit.EditTool(),
+		patch.Tool(),
 		exec.Tool(exec.Options{Shims: rmShim, Environ: f.bashEnviron, Executable: f.Executable}),
 		exec.TaskListTool(), exec.TaskOutputTool(), exec.TaskWaitTool(), exec.TaskStopTool(),
 		trash.RmTool(func() trash.Asker { return f.rmAsker("mcode rm: ") }),
