@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side benchmarks of performance.md: each case times mcode and its
+# Side-by-side benchmarks of docs/performance.md: each case times mcode and its
 # peer in the same run (hyperfine, warm cache, median of RUNS runs) and
 # prints one table of medians, ratios, peak RSS and result counts.
 #   scripts/bench.sh            every case

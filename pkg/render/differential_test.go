@@ -202,8 +202,9 @@ func withDeliberate(bs []Block) {
 // descriptions, fixtures) reads the same but for the pinned differences.
 func TestDifferentialRealDocs(t *testing.T) {
 	files, _ := filepath.Glob("../../*.md")
+	docs, _ := filepath.Glob("../../docs/*.md")
 	more, _ := filepath.Glob("../*/*.md")
-	files = append(files, more...)
+	files = append(append(files, docs...), more...)
 	if len(files) < 10 {
 		t.Fatalf("only %d documents: %v", len(files), files)
 	}
