@@ -193,3 +193,15 @@ func TestTagSubsetsKeepsLength(t *testing.T) {
 		t.Errorf("tagged: %q", s)
 	}
 }
+
+// TestPDFLeavesOutCharactersPastTheBMP: a character beyond U+FFFF (an
+// emoji) has no place in the PDF writer's font map: it is left out with
+// a warning, as a character no font has (fpdf panicked on it).
+func TestPDFLeavesOutCharactersPastTheBMP(t *testing.T) {
+	env := testEnv(t)
+	write(t, filepath.Join(env.Root, "e.md"), []byte("# Smile\n\nA face: \U0001F600 and \U00010348.\n"))
+	res := mustRender(t, env, Params{Format: "pdf", Source: "e.md", Out: "e.pdf"})
+	if all := strings.Join(res.Warnings, "\n"); !strings.Contains(all, "\U0001F600") || !strings.Contains(all, "left out") {
+		t.Errorf("warnings %q do not name the emoji as left out", res.Warnings)
+	}
+}
