@@ -354,9 +354,14 @@ func TestZstdFlippedBits(t *testing.T) {
 func TestZstdWindowLimit(t *testing.T) {
 	data := zMixed(3<<20, 14)
 	zCheck(t, "8 MiB window", zEncStream(t, data, zstd.WithWindowSize(8<<20)), data)
-	zCheck(t, "128 MiB window", zEncStream(t, data[:1<<20], zstd.WithWindowSize(zstdMaxWindow)), data[:1<<20])
-	big := zEncStream(t, data[:1<<20], zstd.WithWindowSize(2*zstdMaxWindow))
-	if _, err := zDecode(big); !errors.Is(err, zstd.ErrWindowSizeExceeded) || !strings.Contains(err.Error(), "over the 128 MiB allowed") {
+	// A frame that asks for 2^(10+exp) bytes of window and holds one raw
+	// block, "abc" (RFC 8878: Frame_Header_Descriptor 0, then the
+	// Window_Descriptor's exponent in its high five bits).
+	frame := func(exp byte) []byte {
+		return []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, exp << 3, 3<<3 | 1, 0, 0, 'a', 'b', 'c'}
+	}
+	zCheck(t, "a 128 MiB window", frame(17), []byte("abc"))
+	if _, err := zDecode(frame(18)); !errors.Is(err, zstd.ErrWindowSizeExceeded) || !strings.Contains(err.Error(), "over the 128 MiB allowed") {
 		t.Fatalf("a 256 MiB window: %v", err)
 	}
 	// The largest window a header can name is refused before any memory

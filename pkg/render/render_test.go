@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcode-dev/mcode/internal/peer"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -109,6 +110,8 @@ func TestParseModel(t *testing.T) {
 }
 
 func TestEveryFormatIsDeterministic(t *testing.T) {
+	// rich.md holds CJK text: the PDF needs a CJK font with TrueType outlines.
+	peer.RequireFile(t, "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", CJKPackage)
 	env := testEnv(t)
 	for _, f := range Formats {
 		a := mustRender(t, env, Params{Format: f, Source: "rich.md", Out: "a." + f})
