@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Config is the whole configuration file (contract.md, "Config file").
+// Config is the whole configuration file (docs/config.md).
 type Config struct {
 	Agents               map[string]Agent     `mapstructure:"agents"`
 	Models               Models               `mapstructure:"models"`
@@ -48,7 +48,7 @@ type Agent struct {
 	McpServers      []string        `mapstructure:"mcpServers"`
 	Features        map[string]bool `mapstructure:"features"`
 	// Subtask marks an agent that runs as another agent's sub-task: it
-	// keeps no todo list of its own (seed 000, "档案上限").
+	// keeps no todo list of its own (docs/agent-state.md, "todo_write").
 	Subtask bool `mapstructure:"subtask"`
 }
 
@@ -206,7 +206,7 @@ type Tools struct {
 	UntrustedDirs []string `mapstructure:"-"`
 }
 
-// CustomTool is one command tool (README, "Command tools").
+// CustomTool is one command tool (docs/agent-state.md, "Command tools").
 type CustomTool struct {
 	Name        string         `mapstructure:"name" yaml:"name"`
 	Description string         `mapstructure:"description" yaml:"description"`
