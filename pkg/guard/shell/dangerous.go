@@ -311,7 +311,7 @@ func hasDownload(s *scope, n syntax.Node) bool {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 			words, static := s.words(c.Args)
-			inner, _ := unwrapAll(argv{words: words, static: static, download: make([]bool, len(words))})
+			inner, _ := unwrapAll(argv{words: words, static: static})
 			if len(inner.words) > 0 && downloaders()[path.Base(inner.words[0])] {
 				found = true
 			}

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -30,9 +29,13 @@ func (a *analyzer) follows(src string) {
 // noteCode records a string that holds code (an assignment's value also
 // when it holds a lone $: code may be assembled from pieces).
 func (a *analyzer) noteCode(str string, assignment bool) {
-	if !holdsCode(str, assignment) || slices.Contains(a.code, str) {
+	if !holdsCode(str, assignment) || a.codeSeen[str] {
 		return
 	}
+	if a.codeSeen == nil {
+		a.codeSeen = map[string]bool{}
+	}
+	a.codeSeen[str] = true
 	a.code = append(a.code, str)
 }
 

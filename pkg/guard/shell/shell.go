@@ -96,6 +96,7 @@ type analyzer struct {
 	// script (followed lists those that are); evaluator names the first
 	// construct that evaluates a string at run time (settle).
 	code      []string
+	codeSeen  map[string]bool
 	followed  map[string]bool
 	evaluator string
 }
@@ -223,7 +224,7 @@ func (s *scope) stmt(st *syntax.Stmt) {
 		return
 	}
 	words, static := s.words(call.Args)
-	inner, via := unwrapAll(argv{words: words, static: static, download: make([]bool, len(words))})
+	inner, via := unwrapAll(argv{words: words, static: static})
 	if len(inner.words) == 0 || !isSink(path.Base(inner.words[0])) {
 		return
 	}
@@ -338,7 +339,7 @@ func (s *scope) pipe(b *syntax.BinaryCmd) {
 		return
 	}
 	words, static := s.words(call.Args)
-	inner, _ := unwrapAll(argv{words: words, static: static, download: make([]bool, len(words))})
+	inner, _ := unwrapAll(argv{words: words, static: static})
 	if len(inner.words) == 0 {
 		return
 	}
@@ -392,7 +393,7 @@ type argv struct {
 
 // plainArgv is words known before anything runs.
 func plainArgv(words []string) argv {
-	v := argv{words: words, static: make([]bool, len(words)), download: make([]bool, len(words))}
+	v := argv{words: words, static: make([]bool, len(words))}
 	for i := range v.static {
 		v.static[i] = true
 	}
@@ -401,7 +402,11 @@ func plainArgv(words []string) argv {
 
 // slice is the command a wrapper runs: words[start:end].
 func (v argv) slice(start, end int) argv {
-	return argv{words: v.words[start:end], static: slices.Clone(v.static[start:end]), download: v.download[start:end]}
+	out := argv{words: v.words[start:end], static: slices.Clone(v.static[start:end])}
+	if v.download != nil {
+		out.download = v.download[start:end]
+	}
+	return out
 }
 
 // follow judges what a command runs in turn: the command behind a
@@ -421,7 +426,7 @@ func (s *scope) follow(v argv, via []string, hops int) {
 	name := cmd.Name()
 	if isSink(name) {
 		for i := 1; i < len(words); i++ {
-			if v.download[i] {
+			if i < len(v.download) && v.download[i] {
 				s.a.danger("download_to_shell", "a shell runs a script fetched from the network", cmd)
 				break
 			}

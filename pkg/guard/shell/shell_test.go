@@ -192,6 +192,7 @@ func TestFollowed(t *testing.T) {
 		{"setpriv --reuid 0 --init-groups touch S", "setpriv"},
 		{"prlimit --nofile=100 touch S", "prlimit"},
 		{"setarch x86_64 -R touch S", "setarch"},
+		{"setarch -R touch S", "setarch"},
 		{"linux32 touch S", "linux32"},
 		{"sudo -s <<< 'touch S'", "sh <<<"},
 		{"fakeroot -- touch S", "fakeroot"},

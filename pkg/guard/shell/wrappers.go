@@ -158,6 +158,9 @@ func unwrap(v argv) (unwrapped, bool) {
 	out := unwrapped{label: name}
 	i := 1
 	operands := w.operand
+	if name == "setarch" && len(words) > 1 && strings.HasPrefix(words[1], "-") {
+		operands = 0 // setarch -R cmd: the architecture is optional
+	}
 	bare := w.bare
 	for i < len(words) {
 		arg := words[i]
@@ -258,7 +261,7 @@ func (b *builder) add(word string, i int) {
 		return
 	}
 	b.out.static = append(b.out.static, b.from.static[i])
-	b.out.download = append(b.out.download, b.from.download[i])
+	b.out.download = append(b.out.download, b.from.download != nil && b.from.download[i])
 }
 
 // unwrapSu is the shell su, runuser, sg, newgrp and script start: with
