@@ -152,7 +152,8 @@ func orStar(s string) string {
 	return s
 }
 
-// matchesTool: a rule's tool is a name, "*" or a glob (mcp__docs__*).
+// matchesTool: a rule's tool is a name, "*" or a glob: MCP tools are
+// SERVER__TOOL, so docs__* is one server's, *__search a tool of any.
 func (r rule) matchesTool(name string) bool {
 	if r.tool == "" || r.tool == "*" || r.tool == name {
 		return true

@@ -252,3 +252,23 @@ func TestUntrustedLayersOnlyTighten(t *testing.T) {
 		}
 	}
 }
+
+// A rule's tool glob matches the names mcode gives MCP tools
+// (SERVER__TOOL), as docs/guard.md's example says.
+func TestToolGlobsMatchMCPNames(t *testing.T) {
+	for _, tc := range []struct {
+		glob, name string
+		want       bool
+	}{
+		{"docs__*", "docs__search", true},
+		{"*__search", "docs__search", true},
+		{"*__search", "web__search", true},
+		{"docs__*", "docsx__search", false},
+		{"*__search", "docs__search_all", false},
+		{"mcp__*", "docs__search", false},
+	} {
+		if got := (rule{tool: tc.glob}).matchesTool(tc.name); got != tc.want {
+			t.Errorf("%s vs %s: %v, want %v", tc.glob, tc.name, got, tc.want)
+		}
+	}
+}

@@ -131,7 +131,7 @@ func (s *scope) subscript(w, label string, via []string) {
 func (s *scope) builtin(v argv, name string, via []string, hops int) bool {
 	words := v.words
 	switch name {
-	case "read", "mapfile", "readarray", "getopts", "unset", "printf":
+	case "read", "mapfile", "readarray", "getopts", "unset", "printf", "wait":
 	case "test", "[":
 		for i := 1; i+1 < len(words); i++ {
 			if words[i] == "-v" {
@@ -179,6 +179,8 @@ func (s *scope) builtin(v argv, name string, via []string, hops int) bool {
 		valued = "CcdnOsu"
 	case "printf":
 		valued = "v"
+	case "wait":
+		valued = "p"
 	}
 	var operands []int
 	for i := 1; i < len(words); i++ {
@@ -209,14 +211,14 @@ func (s *scope) builtin(v argv, name string, via []string, hops int) bool {
 			switch {
 			case letter == 'C' && (name == "mapfile" || name == "readarray"):
 				s.nestedScript(argv{words: []string{val}, static: []bool{v.static[at]}}, 0, via, name+" -C")
-			case letter == 'v' || (letter == 'a' && name == "read"):
+			case letter == 'v' || letter == 'p' && name == "wait" || letter == 'a' && name == "read":
 				s.varName(argv{words: []string{val}, static: []bool{v.static[at]}}, 0, name+" -"+string(letter), via)
 			}
 			break
 		}
 	}
 	switch name {
-	case "printf":
+	case "printf", "wait":
 		return true
 	case "getopts":
 		if len(operands) > 1 {

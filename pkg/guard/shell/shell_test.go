@@ -212,6 +212,7 @@ func TestFollowed(t *testing.T) {
 		{"read -r 'a[$(touch S)]' <<< 1", "read subscript"},
 		{"read -a 'a[$(touch S)]' <<< 1", "read -a subscript"},
 		{"printf -v 'a[$(touch S)]' x", "printf -v subscript"},
+		{"sleep 0 & wait -n -p 'a[$(touch S)]'", "wait -p subscript"},
 		{"let 'a[$(touch S)]=1'", "let"},
 		{"declare 'a[$(touch S)]=1'", "declare subscript"},
 		{"f() { local \"a[\\$(touch S)]\"=1; }", "local subscript"},
