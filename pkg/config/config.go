@@ -317,7 +317,7 @@ var (
 	GuardPolicies    = []string{"allow", "require_approval", "deny"}
 	Roles            = []string{"worker", "verifier", "explore"} // each narrower than the one before
 
-	// ShellChoices are bash.shell's names (pkg/shell says what each picks).
+	// ShellChoices are bash.shell's names (pkg/osshell says what each picks).
 	ShellChoices = []string{"auto", "bash", "sh", "pwsh", "powershell", "git-bash"}
 )
 

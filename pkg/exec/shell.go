@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
-	"github.com/mcode-dev/mcode/pkg/shell"
+	"github.com/mcode-dev/mcode/pkg/osshell"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -22,22 +22,22 @@ const shellModesFile = "shell-modes.json"
 // selected remembers each bash.shell choice's shell for the process.
 var selected struct {
 	sync.Mutex
-	m map[string]shell.Shell
+	m map[string]osshell.Shell
 }
 
 // selectShell picks the shell of choice (bash.shell) on this machine.
-func selectShell(choice string) (shell.Shell, error) {
+func selectShell(choice string) (osshell.Shell, error) {
 	selected.Lock()
 	defer selected.Unlock()
 	if sh, ok := selected.m[choice]; ok {
 		return sh, nil
 	}
-	sh, err := shell.Select(shell.Host(), choice)
+	sh, err := osshell.Select(osshell.Host(), choice)
 	if err != nil {
-		return shell.Shell{}, err
+		return osshell.Shell{}, err
 	}
 	if selected.m == nil {
-		selected.m = map[string]shell.Shell{}
+		selected.m = map[string]osshell.Shell{}
 	}
 	selected.m[choice] = sh
 	return sh, nil
@@ -46,21 +46,21 @@ func selectShell(choice string) (shell.Shell, error) {
 // probers are the language-mode probers of each MCODE_HOME.
 var probers struct {
 	sync.Mutex
-	m map[string]*shell.Prober
+	m map[string]*osshell.Prober
 }
 
-func prober(dataDir string) *shell.Prober {
+func prober(dataDir string) *osshell.Prober {
 	probers.Lock()
 	defer probers.Unlock()
 	if p, ok := probers.m[dataDir]; ok {
 		return p
 	}
-	p := &shell.Prober{Run: runProbe}
+	p := &osshell.Prober{Run: runProbe}
 	if dataDir != "" {
 		p.CacheFile = filepath.Join(dataDir, shellModesFile)
 	}
 	if probers.m == nil {
-		probers.m = map[string]*shell.Prober{}
+		probers.m = map[string]*osshell.Prober{}
 	}
 	probers.m[dataDir] = p
 	return p
@@ -73,15 +73,15 @@ func runProbe(ctx context.Context, argv []string) (string, error) {
 }
 
 // invocation is the shell that runs command and how it gets the command.
-func invocation(ctx context.Context, env *tool.Env, choice, command string) (shell.Shell, shell.Invocation, error) {
+func invocation(ctx context.Context, env *tool.Env, choice, command string) (osshell.Shell, osshell.Invocation, error) {
 	sh, err := selectShell(choice)
 	if err != nil {
-		return sh, shell.Invocation{}, &tool.Error{Code: tool.CodeToolError,
+		return sh, osshell.Invocation{}, &tool.Error{Code: tool.CodeToolError,
 			Message: "command not run: " + err.Error(),
 			Hint:    fmt.Sprintf("install one, or set bash.shell to one of %s, or to an absolute path to a shell", strings.Join(config.ShellChoices, ", "))}
 	}
 	mode := prober(env.DataDir).Mode(ctx, sh)
-	return sh, shell.Invoke(sh, mode, command, fsutil.RandomHex(8)), nil
+	return sh, osshell.Invoke(sh, mode, command, fsutil.RandomHex(8)), nil
 }
 
 // argv is the shell's argument list.

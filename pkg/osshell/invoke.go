@@ -1,4 +1,4 @@
-package shell
+package osshell
 
 import (
 	"strings"

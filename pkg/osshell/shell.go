@@ -1,10 +1,10 @@
-// Package shell decides which shell runs a bash call and how the command
+// Package osshell decides which shell runs a bash call and how the command
 // reaches it: bash -c on Unix; on Windows PowerShell (7, then Windows
 // PowerShell 5.1) behind one of two wrappers, or Git Bash (seed 001,
 // "Shell 选择与 PowerShell"). Every decision is a pure function of an
 // injected System, so each platform's choice is tested on any platform;
 // only the language-mode probe runs a process, and its caller does that.
-package shell
+package osshell
 
 import (
 	"errors"
