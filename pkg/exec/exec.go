@@ -288,7 +288,7 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	mode := envMode(cfg.EnvSanitize, environ)
 	var shimDir string
 	if o.Shims != nil && cfg.TrashShim {
-		if shimDir, err = o.Shims(ctx, env); err == nil {
+		if shimDir, err = o.Shims(ctx, env); err == nil && shimDir != "" {
 			// A relative folder on PATH (a relative MCODE_HOME) is looked
 			// up from wherever the command is: after a cd, rm would be the
 			// system's.
