@@ -24,7 +24,7 @@ type jobSpec struct {
 	ID    string
 	Shell string
 	// Args is the shell's argv and Stdin what it reads before EOF (see
-	// shell.Invoke); no Args means Shell -c Command.
+	// osshell.Invoke); no Args means Shell -c Command.
 	Args      []string `json:",omitempty"`
 	Stdin     string   `json:",omitempty"`
 	Command   string

@@ -80,6 +80,9 @@ func invocation(ctx context.Context, env *tool.Env, choice, command string) (oss
 			Message: "command not run: " + err.Error(),
 			Hint:    fmt.Sprintf("install one, or set bash.shell to one of %s, or to an absolute path to a shell", strings.Join(config.ShellChoices, ", "))}
 	}
+	if !sh.Kind.IsPowerShell() {
+		return sh, osshell.Invoke(sh, osshell.FullLanguage, command, ""), nil
+	}
 	mode := prober(env.DataDir).Mode(ctx, sh)
 	return sh, osshell.Invoke(sh, mode, command, fsutil.RandomHex(8)), nil
 }
