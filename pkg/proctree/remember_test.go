@@ -3,6 +3,7 @@
 package proctree
 
 import (
+	"bufio"
 	"os/exec"
 	"testing"
 	"time"
@@ -12,14 +13,21 @@ import (
 // channel closed once it has exited.
 func stubborn(t *testing.T) (Proc, <-chan struct{}) {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", `trap "" TERM; exec sleep 30`)
+	// SIGTERM stays ignored through exec; "ready" comes once it is.
+	cmd := exec.Command("sh", "-c", `trap "" TERM; echo ready; exec sleep 30`)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the stubborn process said %q: %v", line, err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
-	time.Sleep(100 * time.Millisecond) // past the trap and the exec
 	p, ok := Read(cmd.Process.Pid)
 	if !ok {
 		t.Fatal("Read of a running process failed")
