@@ -5,6 +5,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -180,6 +181,9 @@ type Bash struct {
 	AutoBackgroundAfter time.Duration `mapstructure:"autoBackgroundAfter"`
 	TrashShim           bool          `mapstructure:"trashShim"`
 	MaxSpoolMiB         int           `mapstructure:"maxSpoolMiB"`
+	// Shell is the shell that runs commands: auto (the platform's order),
+	// a name of ShellChoices, or an absolute path to one.
+	Shell string `mapstructure:"shell"`
 }
 
 // Trash configures recoverable deletion.
@@ -349,6 +353,9 @@ var (
 	Tiers            = []string{"core", "extension"}
 	GuardPolicies    = []string{"allow", "require_approval", "deny"}
 	Roles            = []string{"worker", "verifier", "explore"} // each narrower than the one before
+
+	// ShellChoices are bash.shell's names (pkg/osshell says what each picks).
+	ShellChoices = []string{"auto", "bash", "sh", "pwsh", "powershell", "git-bash"}
 )
 
 // Validate checks the values that the types alone do not.
@@ -366,6 +373,9 @@ func (c *Config) Validate() []FieldError {
 		}
 	}
 	oneOf("bash.envSanitize", c.Bash.EnvSanitize, EnvSanitizeModes, true)
+	if !filepath.IsAbs(c.Bash.Shell) {
+		oneOf("bash.shell", c.Bash.Shell, ShellChoices, true)
+	}
 	oneOf("guard.defaultPolicy", c.Guard.DefaultPolicy, GuardPolicies, false)
 	regex := func(key, pattern string) {
 		if _, err := regexp.Compile(pattern); err != nil {
