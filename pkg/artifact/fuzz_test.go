@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
 // FuzzExtract: whatever bytes an archive holds, extract either fails
@@ -87,6 +89,6 @@ func FuzzParseSpecs(f *testing.F) {
 		if x, err := ParseExpectation(s); err == nil && (x.File == "" || x.Key == "") {
 			t.Fatalf("%q: accepted %+v", s, x)
 		}
-		_, _ = ParseSize(s)
+		_, _ = fsutil.ParseSize(s)
 	})
 }
