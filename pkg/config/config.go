@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcode-dev/mcode/pkg/safenet"
 )
 
 // Config is the whole configuration file (contract.md, "Config file").
@@ -30,6 +32,16 @@ type Config struct {
 	Serve                Serve                `mapstructure:"serve"`
 	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
+	Fetch                Fetch                `mapstructure:"fetch"`
+}
+
+// Fetch configures the web_fetch tool.
+type Fetch struct {
+	// AllowHosts are what fetch may reach although it is not a public
+	// address: host names (exact, or *.example.com for the names under
+	// it), IP addresses and CIDR prefixes. A policy key: only the system
+	// and user config files may set it (safety.md).
+	AllowHosts []string `mapstructure:"allowHosts"`
 }
 
 // Agent is a profile: which tools an agent may see and call.
@@ -392,6 +404,13 @@ func (c *Config) Validate() []FieldError {
 	}
 	if c.Batch.MaxParallel < 0 || c.Batch.MaxParallel > BatchMaxParallel {
 		errs = append(errs, FieldError{Key: "batch.maxParallel", Expected: fmt.Sprintf("a number from 1 to %d, or 0 for the CPU count (at most %d)", BatchMaxParallel, BatchMaxParallel), Got: c.Batch.MaxParallel})
+	}
+
+	for i, h := range c.Fetch.AllowHosts {
+		if err := safenet.CheckAllowEntry(h); err != nil {
+			errs = append(errs, FieldError{Key: fmt.Sprintf("fetch.allowHosts[%d]", i),
+				Expected: "a host name, *.domain, an IP address or a CIDR prefix", Got: err.Error()})
+		}
 	}
 
 	errs = append(errs, c.validateMcp()...)

@@ -17,6 +17,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/guard/shell"
+	"github.com/mcode-dev/mcode/pkg/safenet"
 )
 
 // Sources of a decision (dispatch.Decision.Source).
@@ -126,17 +127,28 @@ func orStar(s string) string {
 	return s
 }
 
-// matchesTool: a rule's tool is a name, "*" or a glob (mcp__docs__*).
-func (r rule) matchesTool(name string) bool {
-	if r.tool == "" || r.tool == "*" || r.tool == name {
+// matchesTool: a rule's tool is a name, "*" or a glob (mcp__docs__*),
+// matched against each of the tool's names (web_fetch is also fetch).
+func (r rule) matchesTool(names toolNames) bool {
+	if r.tool == "" || r.tool == "*" {
 		return true
 	}
-	ok, _ := path.Match(r.tool, name)
-	return ok
+	for _, name := range names {
+		if r.tool == name {
+			return true
+		}
+		if ok, _ := path.Match(r.tool, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
-func (r rule) matches(name string, texts ...string) bool {
-	if !r.matchesTool(name) {
+// toolNames are a tool's name, then its other names.
+type toolNames []string
+
+func (r rule) matches(names toolNames, texts ...string) bool {
+	if !r.matchesTool(names) {
 		return false
 	}
 	if r.re == nil {
@@ -152,12 +164,12 @@ func (r rule) matches(name string, texts ...string) bool {
 
 // strict says whether any rule for the tool denies or asks, or the
 // default does not allow: then what cannot be judged needs approval.
-func (g *Guard) strict(name string) bool {
+func (g *Guard) strict(names toolNames) bool {
 	if g.cfg.DefaultPolicy != string(dispatch.Allow) {
 		return true
 	}
 	for _, r := range g.rules {
-		if r.action != dispatch.Allow && r.matchesTool(name) {
+		if r.action != dispatch.Allow && r.matchesTool(names) {
 			return true
 		}
 	}
@@ -175,14 +187,14 @@ func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 	if !g.cfg.Enabled {
 		return &Judgement{Decision: dispatch.Decision{Verdict: dispatch.Allow, Source: SourceDisabled, Reason: "guard.enabled is false"}}
 	}
-	name := c.Tool
+	name, names := c.Tool, toolNames{c.Tool}
 	if c.Def != nil {
-		name = c.Def.Name
+		name, names = c.Def.Name, c.Def.Names()
 	}
 	j := &Judgement{}
 	in := g.inputsOf(name, c)
 	for _, text := range in.texts {
-		u := g.unit(name, text)
+		u := g.unit(names, text)
 		j.Units = append(j.Units, u)
 	}
 	if in.shell != nil {
@@ -193,16 +205,16 @@ func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 		g.pathPolicy(j, name, p, c)
 	}
 	if a := in.shell; a != nil {
-		g.shellPolicy(j, name, a)
+		g.shellPolicy(j, names, a)
 	}
-	g.grant(j, name, in.main)
+	g.grant(j, names, in.main)
 	return j
 }
 
 // unit decides one text by the first rule that matches, else the default.
-func (g *Guard) unit(name string, text unitText) Unit {
+func (g *Guard) unit(names toolNames, text unitText) Unit {
 	for _, r := range g.rules {
-		if r.matches(name, text.texts()...) {
+		if r.matches(names, text.texts()...) {
 			return Unit{Text: text.show, Decision: r.action, Rule: r.text, Source: SourceRule}
 		}
 	}
@@ -245,7 +257,7 @@ func verdictWords(v dispatch.Verdict) string {
 // shellPolicy raises a shell command's decision for what the rules do
 // not see: forms known to be dangerous, text that does not parse, names
 // only known at run time, an agent approving its own call.
-func (g *Guard) shellPolicy(j *Judgement, name string, a *shell.Analysis) {
+func (g *Guard) shellPolicy(j *Judgement, names toolNames, a *shell.Analysis) {
 	if len(a.SelfApproval) > 0 {
 		raise(j, dispatch.Deny, SourceSelf, "built-in: no approving from inside a command",
 			fmt.Sprintf("the command answers an approval itself (%s): only a person may, from their own terminal", a.SelfApproval[0]))
@@ -259,7 +271,7 @@ func (g *Guard) shellPolicy(j *Judgement, name string, a *shell.Analysis) {
 		raise(j, dispatch.RequireApproval, SourceDangerous, "built-in: "+d.Form,
 			fmt.Sprintf("dangerous: %s (%s)", d.Why, d.Command))
 	}
-	if len(a.Unjudgeable) > 0 && g.strict(name) {
+	if len(a.Unjudgeable) > 0 && g.strict(names) {
 		raise(j, dispatch.RequireApproval, SourceUnjudgeable, "built-in: what cannot be judged before it runs",
 			a.Unjudgeable[0]+"; with deny or approval rules in place, such a command needs a person")
 	}
@@ -267,12 +279,12 @@ func (g *Guard) shellPolicy(j *Judgement, name string, a *shell.Analysis) {
 
 // grant lets a call that needs approval run when guard.grants approves
 // it in advance. A deny stays a deny.
-func (g *Guard) grant(j *Judgement, name, main string) {
+func (g *Guard) grant(j *Judgement, names toolNames, main string) {
 	if j.Verdict != dispatch.RequireApproval {
 		return
 	}
 	for _, r := range g.grants {
-		if r.matches(name, main) {
+		if r.matches(names, main) {
 			j.Decision = dispatch.Decision{Verdict: dispatch.Allow, Source: SourceGrant, Rule: r.text,
 				Reason: "approved in advance (" + j.Reason + ")"}
 			return
@@ -376,9 +388,23 @@ func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
 		}
 		return in
 	}
+	if field, ok := urlTools[name]; ok {
+		raw, _ := args[field].(string)
+		var match []string
+		if u, err := safenet.ParseURL(raw); err == nil && u.String() != raw {
+			match = append(match, u.String())
+		}
+		return inputs{main: raw, texts: []unitText{{show: raw, match: match}}}
+	}
 	canon := Canonical(c.Args)
 	return inputs{main: string(canon), texts: []unitText{{show: string(canon)}}}
 }
+
+// urlTools are the tools whose main argument is a URL: rules see it as
+// written and as the tool will fetch it (http://0x7f.1 is
+// http://127.0.0.1/), so an argPattern on the host cannot be dodged by
+// spelling it another way.
+var urlTools = map[string]string{"web_fetch": "url"}
 
 // Canonical is the arguments object with sorted keys and no spaces: the
 // form rules match for other tools and the argument digest hashes.

@@ -11,64 +11,12 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcode-dev/mcode/internal/ssrftest"
 )
-
-// testResolver answers from a table; a host with several answers gives
-// the next one on each lookup and then keeps the last (DNS rebinding).
-type testResolver struct {
-	mu      sync.Mutex
-	answers map[string][][]string
-	lookups map[string]int
-}
-
-func (r *testResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	seq, ok := r.answers[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	n := r.lookups[host]
-	r.lookups[host] = n + 1
-	var out []netip.Addr
-	for _, s := range seq[min(n, len(seq)-1)] {
-		out = append(out, netip.MustParseAddr(s))
-	}
-	return out, nil
-}
-
-func newResolver(answers map[string][][]string) *testResolver {
-	return &testResolver{answers: answers, lookups: map[string]int{}}
-}
-
-// fence keeps a test on loopback: it records every address a dial got
-// as far as connecting to, lets loopback through to the sentinel server
-// and stops the rest before a packet leaves.
-type fence struct {
-	mu     sync.Mutex
-	dialed []string
-}
-
-func (f *fence) check(network, address string) error {
-	f.mu.Lock()
-	f.dialed = append(f.dialed, address)
-	f.mu.Unlock()
-	ap, err := netip.ParseAddrPort(address)
-	if err == nil && ap.Addr().Unmap().IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("test fence: %s is off this machine; not dialled", address)
-}
-
-func (f *fence) saw() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.dialed...)
-}
 
 // sentinel is a server on 127.0.0.1 that counts what reaches it.
 func sentinel(t *testing.T) (port string, hits *atomic.Int32) {
@@ -82,83 +30,11 @@ func sentinel(t *testing.T) (port string, hits *atomic.Int32) {
 	return u.Port(), hits
 }
 
-// ssrfCase is one way to name an address that must not be reached.
-type ssrfCase struct {
-	host string // as written in a URL (brackets for IPv6)
-	// addr is the address the dial must be refused at (no port).
-	addr string
-}
-
-// SSRFCorpus are the hosts the dialer must refuse, each with the address
-// it must name. Hosts ending in .test are answered by corpusResolver.
-var SSRFCorpus = []ssrfCase{
-	{"127.0.0.1", "127.0.0.1"},
-	{"2130706433", "127.0.0.1"},       // decimal
-	{"017700000001", "127.0.0.1"},     // octal, one part
-	{"0177.0.0.1", "127.0.0.1"},       // octal, dotted
-	{"0x7f000001", "127.0.0.1"},       // hexadecimal
-	{"0x7f.0x0.0x0.0x1", "127.0.0.1"}, // hexadecimal, dotted
-	{"127.1", "127.0.0.1"},            // short
-	{"127.0.1", "127.0.0.1"},          // short, three parts
-	{"0x7f.1", "127.0.0.1"},           // short, mixed
-	{"127.0.0.1.", "127.0.0.1"},       // trailing dot
-	{"127.255.255.254", "127.255.255.254"},
-	{"[::1]", "::1"},
-	// IPv4-mapped: Go dials these as IPv4, so that is the address checked.
-	{"[::ffff:127.0.0.1]", "127.0.0.1"},
-	{"[::ffff:7f00:1]", "127.0.0.1"},
-	{"[0:0:0:0:0:ffff:127.0.0.1]", "127.0.0.1"},
-	{"[::127.0.0.1]", "::7f00:1"}, // IPv4-compatible
-	{"0.0.0.0", "0.0.0.0"},
-	{"0", "0.0.0.0"},
-	{"[::]", "::"},
-	{"169.254.169.254", "169.254.169.254"}, // cloud metadata
-	{"2852039166", "169.254.169.254"},
-	{"0xa9.0xfe.0xa9.0xfe", "169.254.169.254"},
-	{"[::ffff:169.254.169.254]", "169.254.169.254"},
-	{"[64:ff9b::a9fe:a9fe]", "64:ff9b::a9fe:a9fe"}, // NAT64
-	{"[2002:a9fe:a9fe::]", "2002:a9fe:a9fe::"},     // 6to4
-	{"[fe80::1]", "fe80::1"},
-	{"[fd00:ec2::254]", "fd00:ec2::254"}, // AWS's IPv6 metadata service
-	{"10.0.0.1", "10.0.0.1"},
-	{"012.0.0.1", "10.0.0.1"},
-	{"172.16.0.1", "172.16.0.1"},
-	{"192.168.1.1", "192.168.1.1"},
-	{"100.64.0.1", "100.64.0.1"},           // CGNAT
-	{"100.100.100.200", "100.100.100.200"}, // Alibaba's metadata service, in CGNAT
-	{"[fc00::1]", "fc00::1"},
-	{"[fd12:3456::1]", "fd12:3456::1"},
-	{"224.0.0.1", "224.0.0.1"},
-	{"[ff02::1]", "ff02::1"},
-	{"255.255.255.255", "255.255.255.255"},
-	{"localhost.test", "127.0.0.1"},
-	{"public-to-private.test", "10.0.0.5"},
-	{"metadata.test", "169.254.169.254"},
-	{"v6-loopback.test", "::1"},
-	{"mapped.test", "10.0.0.1"},
-	{"ula.test", "fd00::1"},
-}
-
-// corpusAnswers are the test DNS's answers for the corpus's names.
-// rebind.test is public on the first lookup and loopback after.
-func corpusAnswers() map[string][][]string {
-	return map[string][][]string{
-		"localhost.test":         {{"127.0.0.1"}},
-		"public-to-private.test": {{"10.0.0.5"}},
-		"metadata.test":          {{"169.254.169.254"}},
-		"v6-loopback.test":       {{"::1"}},
-		"mapped.test":            {{"::ffff:10.0.0.1"}},
-		"ula.test":               {{"fd00::1"}},
-		"rebind.test":            {{"93.184.216.34"}, {"127.0.0.1"}},
-		"public.test":            {{"93.184.216.34"}},
-	}
-}
-
 // openDialer is the dialer without the check: an allow list of every
 // address, the same resolver and fence.
-func openDialer(r Resolver, f *fence) *Dialer {
+func openDialer(r Resolver, f *ssrftest.Fence) *Dialer {
 	all, _ := ParseAllowList([]string{"0.0.0.0/0", "::/0"})
-	return &Dialer{Allow: all, Resolver: r, Fence: f.check, Timeout: time.Second}
+	return &Dialer{Allow: all, Resolver: r, Fence: f.Check, Timeout: time.Second}
 }
 
 // TestDialerRefusesTheCorpus: each case, dialled without the check,
@@ -166,30 +42,30 @@ func openDialer(r Resolver, f *fence) *Dialer {
 // reach the sentinel); with the check it is refused at that address,
 // which the error names, and the fence never sees a dial.
 func TestDialerRefusesTheCorpus(t *testing.T) {
-	if len(SSRFCorpus) < 40 {
-		t.Fatalf("the corpus has %d cases, fewer than 40", len(SSRFCorpus))
+	if len(ssrftest.Corpus) < 40 {
+		t.Fatalf("the corpus has %d cases, fewer than 40", len(ssrftest.Corpus))
 	}
 	port, hits := sentinel(t)
 	ctx := context.Background()
-	for _, c := range SSRFCorpus {
-		t.Run(c.host, func(t *testing.T) {
-			u, err := ParseURL("http://" + c.host + ":" + port + "/")
+	for _, c := range ssrftest.Corpus {
+		t.Run(c.Host, func(t *testing.T) {
+			u, err := ParseURL("http://" + c.Host + ":" + port + "/")
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := netip.AddrPortFrom(netip.MustParseAddr(c.addr), mustPort(port)).String()
+			want := netip.AddrPortFrom(netip.MustParseAddr(c.Addr), mustPort(port)).String()
 
-			open := &fence{}
-			conn, err := openDialer(newResolver(corpusAnswers()), open).DialContext(ctx, "tcp", u.Host)
+			open := &ssrftest.Fence{}
+			conn, err := openDialer(ssrftest.NewResolver(ssrftest.Answers()), open).DialContext(ctx, "tcp", u.Host)
 			if conn != nil {
 				conn.Close()
 			}
-			if got := open.saw(); len(got) == 0 || got[0] != want {
+			if got := open.Saw(); len(got) == 0 || got[0] != want {
 				t.Fatalf("without the check the dial went to %v, want %s (err %v)", got, want, err)
 			}
 
-			guarded := &fence{}
-			d := &Dialer{Resolver: newResolver(corpusAnswers()), Fence: guarded.check, Timeout: time.Second}
+			guarded := &ssrftest.Fence{}
+			d := &Dialer{Resolver: ssrftest.NewResolver(ssrftest.Answers()), Fence: guarded.Check, Timeout: time.Second}
 			before := hits.Load()
 			conn, err = d.DialContext(ctx, "tcp", u.Host)
 			if conn != nil {
@@ -203,7 +79,7 @@ func TestDialerRefusesTheCorpus(t *testing.T) {
 			if de.Address != want {
 				t.Errorf("refused at %s, want the dialled address %s (%v)", de.Address, want, de)
 			}
-			if got := guarded.saw(); len(got) > 0 {
+			if got := guarded.Saw(); len(got) > 0 {
 				t.Errorf("the fence saw %v: the check let a connect through", got)
 			}
 			if hits.Load() != before {
@@ -227,7 +103,7 @@ func TestDialerRebinding(t *testing.T) {
 	port, hits := sentinel(t)
 	ctx := context.Background()
 
-	naive := newResolver(corpusAnswers())
+	naive := ssrftest.NewResolver(ssrftest.Answers())
 	ips, err := naive.LookupNetIP(ctx, "ip", "rebind.test")
 	if err != nil {
 		t.Fatal(err)
@@ -250,8 +126,8 @@ func TestDialerRebinding(t *testing.T) {
 		t.Fatalf("the check-then-dial attack did not reach the sentinel (hits %d)", hits.Load())
 	}
 
-	f := &fence{}
-	d := &Dialer{Resolver: newResolver(corpusAnswers()), Fence: f.check, Timeout: time.Second}
+	f := &ssrftest.Fence{}
+	d := &Dialer{Resolver: ssrftest.NewResolver(ssrftest.Answers()), Fence: f.Check, Timeout: time.Second}
 	for i := 0; i < 3; i++ {
 		conn, err := d.DialContext(ctx, "tcp", "rebind.test:"+port)
 		if conn != nil {
@@ -271,7 +147,7 @@ func TestDialerRebinding(t *testing.T) {
 	if hits.Load() != 1 {
 		t.Error("the dialer reached the sentinel")
 	}
-	for _, a := range f.saw() {
+	for _, a := range f.Saw() {
 		if strings.HasPrefix(a, "127.") {
 			t.Errorf("the fence saw a dial of %s", a)
 		}
@@ -284,7 +160,7 @@ func TestDialerRebinding(t *testing.T) {
 func TestDialerAllowList(t *testing.T) {
 	port, _ := sentinel(t)
 	ctx := context.Background()
-	res := newResolver(map[string][][]string{"localhost.test": {{"127.0.0.1"}}, "other.test": {{"127.0.0.1"}}})
+	res := ssrftest.NewResolver(map[string][][]string{"localhost.test": {{"127.0.0.1"}}, "other.test": {{"127.0.0.1"}}})
 	byName, _ := ParseAllowList([]string{"localhost.test"})
 	byPrefix, _ := ParseAllowList([]string{"127.0.0.0/30"})
 	for _, c := range []struct {
@@ -342,7 +218,7 @@ func TestProxyChecksTheTarget(t *testing.T) {
 		return string(b), nil
 	}
 	allowProxy, _ := ParseAllowList([]string{"127.0.0.1"})
-	res := newResolver(corpusAnswers())
+	res := ssrftest.NewResolver(ssrftest.Answers())
 
 	// The proxy itself is on loopback: refused until a person allows it.
 	_, err := get(&Dialer{Resolver: res}, "http://public.test/")
