@@ -88,3 +88,15 @@ func TestValidateGuardAndHooks(t *testing.T) {
 		t.Errorf("invalid keys =\n%s, want\n%s", got, want)
 	}
 }
+
+func TestValidateFetchAllowHosts(t *testing.T) {
+	c := Defaults()
+	c.Fetch.AllowHosts = []string{"127.0.0.1", "*.corp.example", "10.0.0.0/8", "intranet", "http://x.example/", "host:8080", "10.0.0.0/99"}
+	var keys []string
+	for _, e := range c.Validate() {
+		keys = append(keys, e.Key)
+	}
+	if got, want := strings.Join(keys, ","), "fetch.allowHosts[4],fetch.allowHosts[5],fetch.allowHosts[6]"; got != want {
+		t.Errorf("invalid keys = %s, want %s", got, want)
+	}
+}

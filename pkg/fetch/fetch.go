@@ -136,7 +136,9 @@ type Result struct {
 	// ends early (max_bytes, timeout), null when it is whole.
 	Bytes   int64   `json:"bytes"`
 	BodyCut *string `json:"body_cut"`
-	// Format is how the text was made: markdown, text or raw.
+	// Format is how the text was made: an HTML page's markdown or text,
+	// json (indented), text (as it is, a PDF's pages) or raw (the body
+	// as it came); "" for images and saved files.
 	Format string `json:"format"`
 	Title  string `json:"title,omitempty"`
 	// Text is the page of the converted text shown: byte offsets, from 0.
@@ -148,9 +150,9 @@ type Result struct {
 	Cache    string     `json:"cache"`
 	CachedAt *time.Time `json:"cached_at"`
 	// Saved is the file a body that is not text went to.
-	Saved *string `json:"saved"`
-	Pages *int    `json:"pages,omitempty"`
-	Media *Media  `json:"media,omitempty"`
+	Saved *string  `json:"saved"`
+	Pages *int     `json:"pages,omitempty"`
+	Media *Media   `json:"media,omitempty"`
 	Notes []string `json:"notes,omitempty"`
 }
 

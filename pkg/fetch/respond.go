@@ -43,7 +43,7 @@ func (c *call) respond(ctx context.Context, doc *document) (*tool.Response, erro
 	}
 	res := &Result{
 		URL: redact(c.url), FinalURL: e.FinalURL, Status: e.Status, ContentType: e.ContentType,
-		Kind: e.Kind, MIME: e.MIME, Bytes: e.Bytes, Format: c.params.Format,
+		Kind: e.Kind, MIME: e.MIME, Bytes: e.Bytes, Format: formatOf(e.Kind, c.params.Format),
 		Redirects: e.Redirects, Cache: doc.state,
 	}
 	if res.Redirects == nil {
@@ -76,6 +76,21 @@ func (c *call) respond(ctx context.Context, doc *document) (*tool.Response, erro
 		return nil, err
 	}
 	return c.page(res, t, doc), nil
+}
+
+// formatOf is how the text of a kind is made: an HTML page's as asked;
+// raw is the body for every kind of text; JSON is indented, the rest is
+// text; images and files have none.
+func formatOf(kind, asked string) string {
+	switch {
+	case kind == KindImage || kind == KindBinary:
+		return ""
+	case kind == KindHTML || asked == FormatRaw:
+		return asked
+	case kind == KindJSON:
+		return "json"
+	}
+	return FormatText
 }
 
 func head(b []byte) []byte { return b[:min(len(b), 3072)] }

@@ -27,7 +27,17 @@ type Range struct {
 // (mapped, NAT64, 6to4) are judged by that address (embeddedV4).
 //
 // Built on first use: our packages do no work at init.
-var blocked = sync.OnceValue(func() []Range {
+func blocked() []Range {
+	blockedOnce.Do(func() { blockedRanges = blockedList() })
+	return blockedRanges
+}
+
+var (
+	blockedOnce   sync.Once
+	blockedRanges []Range
+)
+
+func blockedList() []Range {
 	return []Range{
 		{netip.MustParsePrefix("0.0.0.0/8"), "unspecified (\"this network\": 0.0.0.0 reaches this machine)"},
 		{netip.MustParsePrefix("10.0.0.0/8"), "private (RFC 1918)"},
@@ -57,7 +67,7 @@ var blocked = sync.OnceValue(func() []Range {
 		{netip.MustParsePrefix("fec0::/10"), "site-local (deprecated)"},
 		{netip.MustParsePrefix("ff00::/8"), "multicast"},
 	}
-})
+}
 
 // Embedding IPv6 blocks: the IPv4 address in them is where the packets
 // go, so it is judged instead.
