@@ -94,6 +94,7 @@ func EditTool() *tool.Tool {
 		Name: EditName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true},
 		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}},
+		Paths:       tool.PathParams(tool.PathParam{Field: "file_path", Write: true}),
 		Description: editDescription, Schema: editSchema, Data: limits,
 	}, Run)
 }

@@ -71,6 +71,7 @@ func WriteTool() *tool.Tool {
 		Name: WriteName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}},
+		Paths:       tool.PathParams(tool.PathParam{Field: "file_path", Write: true}),
 		Description: writeDescription, Schema: writeSchema, Data: limits,
 	}, Write)
 }

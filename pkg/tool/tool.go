@@ -136,7 +136,13 @@ type Spec struct {
 	Timeout    time.Duration // default per-call limit; 0 means none
 	Facts      Facts
 	// Aliases are other names callers use for parameters (see Alias).
-	Aliases     map[string]Alias
+	Aliases map[string]Alias
+	// Paths names the paths a call touches, for the path policy; nil for
+	// a tool that touches none (PathParams covers the usual case).
+	Paths func(args json.RawMessage) []PathUse
+	// URLParam names the parameter that holds the URL a call fetches:
+	// the guard's rules match it as written and as it will be fetched.
+	URLParam    string
 	Description string
 	Schema      string
 	Data        any

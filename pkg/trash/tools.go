@@ -94,6 +94,7 @@ func RmTool(asker func() Asker) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: RmName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true},
+		Paths:       tool.PathParams(tool.PathParam{Field: "paths", Delete: true}),
 		Description: rmDescription, Schema: rmSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RmParams) (*tool.Response, error) {
 		if len(p.Paths) == 0 && !p.Force {
@@ -118,6 +119,7 @@ func PutTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: PutName, Mode: tool.Sequential, Timeout: Timeout,
 		Facts:       tool.Facts{Destructive: true},
+		Paths:       tool.PathParams(tool.PathParam{Field: "paths", Delete: true}),
 		Description: putDescription, Schema: putSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p PutParams) (*tool.Response, error) {
 		return remove(ctx, env, RmOptions{Recursive: true, Dir: true, Prompt: PromptNever}, p.Paths)
