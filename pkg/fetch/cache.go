@@ -1,11 +1,12 @@
 package fetch
 
 import (
-	"bytes"
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -141,23 +142,41 @@ type text struct {
 	Title string   `json:"title,omitempty"`
 	Pages int      `json:"pages,omitempty"`
 	Notes []string `json:"notes,omitempty"`
-	// Size checks the file is whole.
-	Size int    `json:"size"`
+	// Size is the whole text's length (and checks the file is whole).
+	Size int `json:"size"`
+	// Body is the text from byte base on: all of it when it was just
+	// made, the page asked for when it was read from the cache.
 	Body string `json:"-"`
+	base int
 }
 
-// loadText reads the text of e in variant, if it was made before.
-func (cd *cacheDir) loadText(u *url.URL, e *cacheEntry, variant string) (*text, bool) {
-	data, err := os.ReadFile(cd.path(u, "."+e.short()+"."+variant+".txt"))
+// window is how much of a cached text a page reads: the output cap and
+// the bytes a cut may look at past it.
+const window = MaxOutputBytes + 8
+
+// loadText reads the text of e in variant from offset on (window bytes),
+// if it was made before: a cache hit reads one page, not the page's
+// whole text.
+func (cd *cacheDir) loadText(u *url.URL, e *cacheEntry, variant string, offset int) (*text, bool) {
+	f, err := os.Open(cd.path(u, "."+e.short()+"."+variant+".txt"))
 	if err != nil {
 		return nil, false
 	}
-	head, rest, ok := bytes.Cut(data, []byte("\n"))
+	defer f.Close()
+	head, err := bufio.NewReader(f).ReadBytes('\n')
 	var t text
-	if !ok || json.Unmarshal(head, &t) != nil || t.Size != len(rest) {
+	if err != nil || json.Unmarshal(head, &t) != nil || t.Size < 0 {
 		return nil, false
 	}
-	t.Body = string(rest)
+	if fi, err := f.Stat(); err != nil || fi.Size() != int64(len(head))+int64(t.Size) {
+		return nil, false
+	}
+	t.base = min(max(offset, 0), t.Size)
+	buf := make([]byte, min(window, t.Size-t.base))
+	if _, err := f.ReadAt(buf, int64(len(head))+int64(t.base)); err != nil && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	t.Body = string(buf)
 	return &t, true
 }
 

@@ -123,7 +123,7 @@ func (c *call) variant(kind string) string {
 func (c *call) text(ctx context.Context, doc *document, res *Result) (*text, error) {
 	variant := c.variant(doc.entry.Kind)
 	if doc.cache != nil && doc.state != CacheNotStored {
-		if t, ok := doc.cache.loadText(c.url, &doc.entry, variant); ok {
+		if t, ok := doc.cache.loadText(c.url, &doc.entry, variant, c.params.Offset); ok {
 			return t, nil
 		}
 	}
@@ -236,18 +236,23 @@ func (c *call) page(res *Result, t *text, doc *document) *tool.Response {
 		res.Pages = &pages
 	}
 	res.Notes = append(res.Notes, t.Notes...)
-	total := len(t.Body)
-	start := min(c.params.Offset, total)
-	for start < total && !utf8.RuneStart(t.Body[start]) {
-		start++
+	total, w, base := len(t.Body), t.Body, t.base
+	if base > 0 || t.Size > 0 {
+		total = t.Size
 	}
+	// w holds the text from base on; rel is start within it.
+	rel := min(c.params.Offset, total) - base
+	for rel < len(w) && !utf8.RuneStart(w[rel]) {
+		rel++
+	}
+	start := base + rel
 	headLine := func(end int) string { return c.headLine(res, doc, t, start, end, total) }
 	budget := MaxOutputBytes - len(headLine(total)) - 2
-	end := cutAt(t.Body, start, budget)
+	end := base + cutAt(w, rel, budget)
 	res.Text = &Span{Offset: start, End: end, Total: total}
 	out := headLine(end)
 	if end > start {
-		out += "\n\n" + t.Body[start:end]
+		out += "\n\n" + w[rel:end-base]
 	}
 	resp := &tool.Response{Output: out, Result: res}
 	if c.params.Offset > total {
