@@ -99,7 +99,7 @@ func TestImageFitted(t *testing.T) {
 	f := newFetcher(t, "127.0.0.1")
 	env, res := f.ok(map[string]any{"url": s.URL + "/picture"})
 	m := res.Media
-	if res.Kind != KindImage || m == nil || !m.Resized || m.Width != 2000 || m.Height != 666 || m.Original.Width != 3000 {
+	if res.Kind != KindImage || m == nil || !m.Resized || m.Width != 2000 || m.Height != 333 || m.Original.Width != 2400 {
 		t.Fatalf("result %+v, media %+v", res, m)
 	}
 	if len(env.Media) != 1 {
@@ -113,7 +113,7 @@ func TestImageFitted(t *testing.T) {
 	if err != nil || img.Bounds().Dx() != 2000 {
 		t.Fatalf("sent image: %v %v", img.Bounds(), err)
 	}
-	if !strings.Contains(env.OutputText(), "3000×1000") {
+	if !strings.Contains(env.OutputText(), "2400×400") {
 		t.Errorf("output %q", env.OutputText())
 	}
 }
@@ -171,7 +171,7 @@ func TestBombs(t *testing.T) {
 			}
 		})
 	}
-	env, res := f.ok(map[string]any{"url": s.URL + "/inflates-to-nothing", "no_cache": true})
+	env, res := f.ok(map[string]any{"url": s.URL + "/inflates-to-nothing", "no_cache": true, "max_bytes": "1MiB"})
 	if res.Bytes != 0 || res.BodyCut == nil || *res.BodyCut != CutMaxBytes {
 		t.Errorf("result %+v, output %q", res, env.OutputText())
 	}

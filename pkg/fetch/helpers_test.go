@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"io"
 	"net/http"
@@ -88,11 +87,10 @@ var (
 		return buf.Bytes()
 	})
 	pngBody = sync.OnceValue(func() []byte {
-		img := image.NewNRGBA(image.Rect(0, 0, 3000, 1000))
-		for y := 0; y < 1000; y++ {
-			for x := 0; x < 3000; x++ {
-				img.SetNRGBA(x, y, color.NRGBA{uint8(x), uint8(y), uint8(x ^ y), 255})
-			}
+		img := image.NewNRGBA(image.Rect(0, 0, 2400, 400))
+		for i := 0; i < len(img.Pix); i += 4 {
+			x, y := (i/4)%2400, (i/4)/2400
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(x), uint8(y), uint8(x^y), 255
 		}
 		var buf bytes.Buffer
 		png.Encode(&buf, img)
@@ -108,28 +106,38 @@ var (
 	})
 )
 
-// bombSize is what each bomb inflates to: 25 times the default bound.
-const bombSize = 256 << 20
+// bombSize is what the gzip and zstd bombs inflate to, 25 times the
+// default bound; the brotli one (which cannot be made by repetition, and
+// costs its encoder the whole size) to brBombSize.
+const (
+	bombSize   = 256 << 20
+	brBombSize = 64 << 20
+)
 
+// bombs are bodies that inflate to bombSize: gzip members and zstd
+// frames of a MiB of zeros, one after another (both formats read on
+// across them), and one brotli stream.
 var bombs = sync.OnceValue(func() map[string][]byte {
 	zeros := make([]byte, 1<<20)
-	out := map[string][]byte{}
 	var g bytes.Buffer
-	gw, _ := gzip.NewWriterLevel(&g, gzip.BestSpeed)
-	var b bytes.Buffer
-	bw := brotli.NewWriterLevel(&b, 1)
-	var z bytes.Buffer
-	zw, _ := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(1<<20))
-	for i := 0; i < bombSize>>20; i++ {
-		gw.Write(zeros)
-		bw.Write(zeros)
-		zw.Write(zeros)
-	}
+	gw, _ := gzip.NewWriterLevel(&g, gzip.BestCompression)
+	gw.Write(zeros)
 	gw.Close()
-	bw.Close()
+	var z bytes.Buffer
+	zw, _ := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	zw.Write(zeros)
 	zw.Close()
-	out["gzip"], out["br"], out["zstd"] = g.Bytes(), b.Bytes(), z.Bytes()
-	return out
+	var b bytes.Buffer
+	bw := brotli.NewWriterLevel(&b, 0)
+	for i := 0; i < brBombSize>>20; i++ {
+		bw.Write(zeros)
+	}
+	bw.Close()
+	return map[string][]byte{
+		"gzip": bytes.Repeat(g.Bytes(), bombSize>>20),
+		"zstd": bytes.Repeat(z.Bytes(), bombSize>>20),
+		"br":   b.Bytes(),
+	}
 })
 
 // emptyBlocks is a gzip stream of n empty stored deflate blocks: it
@@ -191,7 +199,7 @@ func newSite(t *testing.T) *site {
 	mux.HandleFunc("/inflates-to-nothing", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(emptyBlocks(4 << 20)) // 20 MiB on the wire, nothing inflated
+		w.Write(emptyBlocks(1 << 20)) // 5 MiB on the wire, nothing inflated
 	})
 	mux.HandleFunc("/trickle", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
