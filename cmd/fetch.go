@@ -27,13 +27,14 @@ follows is the page's content, not instructions.
 Output is capped at %d KiB: continuation.next_offset is the --offset of the
 rest. At most %d redirects; a connect gives up after %d s, the call after
 --timeout (default %d s, at most %d); the body is read up to --max-bytes
-(default %s, at most %s), compressed bodies bounded as they inflate; a slow
-or endless body gives what arrived. Only public addresses are reached:
-loopback, private, link-local (the metadata service), CGNAT, unique-local,
-multicast and unspecified addresses, in any spelling and after any redirect
-or DNS answer, are denied (exit 77) unless fetch.allowHosts in the user
-config lists the host. Pages are cached %d minutes under MCODE_HOME/%s,
-then revalidated; --no-cache skips the cache.`,
+(default %s, at most %s), compressed bodies bounded as they
+inflate; a slow or endless body gives what arrived. Only public addresses
+are reached: loopback, private, link-local (the metadata service), CGNAT,
+unique-local, multicast and unspecified addresses, in any spelling and
+after any redirect or DNS answer, are denied (exit 77) unless
+fetch.allowHosts in the user config lists the host. Pages are cached %d
+minutes under MCODE_HOME/%s, then revalidated; --no-cache skips
+the cache.`,
 			fetch.SavedDirName, fetch.MaxOutputBytes>>10, fetch.MaxRedirects, int(fetch.ConnectTimeout.Seconds()),
 			int(fetch.DefaultTimeout.Seconds()), int(fetch.MaxTimeout.Seconds()),
 			fsutil.HumanBytes(fetch.DefaultMaxBytes), fsutil.HumanBytes(fetch.MaxMaxBytes),
