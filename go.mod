@@ -8,7 +8,6 @@ require (
 	github.com/andybalholm/brotli v1.3.0
 	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
-	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/go-pdf/fpdf v0.9.0
 	github.com/go-viper/mapstructure/v2 v2.5.0

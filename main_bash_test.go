@@ -172,7 +172,7 @@ func TestBashMemoryIsBounded(t *testing.T) {
 	// starts at the size of the (large, long-lived) test process that
 	// spawned it, which had hidden mcode's own figure.
 	gnuTime := peer.Require(t, "/usr/bin/time", "time")
-	limit := int64(32 << 10) // KiB, performance.md P11
+	limit := int64(32 << 10) // KiB, docs/performance.md P11
 	if raceEnabled {
 		limit = 160 << 10 // the race detector's shadow memory
 	}

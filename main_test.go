@@ -205,7 +205,7 @@ func fileExists(p string) bool {
 
 // checkExitMatchesEnvelope checks every `exits N mcode …` against the
 // contract: stdout is one envelope (unless the text form was asked for)
-// and the exit status is the one its error code asks for (contract.md,
+// and the exit status is the one its error code asks for (docs/contract.md,
 // "Exit codes"; bash passes its command's own status).
 func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int) {
 	if args[0] != "mcode" {
@@ -229,7 +229,7 @@ func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int)
 	if len(args) > 1 && args[1] == "grep" && slices.ContainsFunc(args, func(a string) bool {
 		return a == "-q" || a == "--quiet" || strings.Contains(a, `"quiet"`)
 	}) {
-		return // grep -q prints nothing (contract.md): only its exit status speaks
+		return // grep -q prints nothing (docs/contract.md): only its exit status speaks
 	}
 	lastEnvelope(ts) // one JSON envelope, whatever the outcome
 	if json.Unmarshal([]byte(ts.ReadFile("stdout")), &env) != nil || env.Tool == "bash" {

@@ -403,7 +403,7 @@ func configError(source, key, format string, args ...any) *tool.Error {
 	return &tool.Error{
 		Code:    tool.CodeUsage,
 		Message: msg,
-		Hint:    "fix the value (README.md lists every config key and its type), or point --config / MCODE_CONFIG at another file",
+		Hint:    "fix the value (docs/config.md lists every config key and its type), or point --config / MCODE_CONFIG at another file",
 	}
 }
 

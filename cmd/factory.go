@@ -54,7 +54,7 @@ type Factory struct {
 	dispatcherErr  error
 }
 
-// GlobalOptions are the flags every subcommand takes (contract.md).
+// GlobalOptions are the flags every subcommand takes (docs/config.md).
 type GlobalOptions struct {
 	Root     string
 	Config   string

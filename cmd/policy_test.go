@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -261,6 +262,20 @@ func TestEveryPolicyKeyHasACase(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("policy key %s has no case", k)
+		}
+	}
+}
+
+// The safety page names every policy key (one list in the code, the page
+// written from it).
+func TestSafetyPageNamesEveryPolicyKey(t *testing.T) {
+	page, err := os.ReadFile("../docs/safety.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range config.PolicyKeys {
+		if !strings.Contains(string(page), "`"+k) {
+			t.Errorf("docs/safety.md does not name the policy key %s", k)
 		}
 	}
 }

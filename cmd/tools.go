@@ -90,7 +90,7 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 	var out strings.Builder
 	tools := []any{}
 	// Extension-tier tools the session has not enabled are a catalogue
-	// of one line each, without their schemas (seed 004).
+	// of one line each, without their schemas (docs/connector.md, "Extension tier").
 	catalogue := []any{}
 	var catalogueText strings.Builder
 	var problems []string

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Side-by-side benchmarks of performance.md: each case times mcode and its
+# Side-by-side benchmarks of docs/performance.md: each case times mcode and its
 # peer in the same run (hyperfine, warm cache, median of RUNS runs) and
 # prints one table of medians, ratios, peak RSS and result counts.
 #   scripts/bench.sh            every case
 #   scripts/bench.sh P1 P8      only those cases
+#   scripts/bench.sh ledger     the start-up ledger: each package's init
+#                               time and heap (LEDGER_RUNS starts, default 20)
 # Env: RUNS (default 10), BENCH_DIR (default a temp dir, removed after),
 # MCODE_BIN (a binary to time instead of one built from this tree).
 set -euo pipefail
@@ -159,8 +161,37 @@ sbench() {
 
 # --- cases --------------------------------------------------------------
 if want P1; then
-  bench P1 "one small call: read a 20-line file" "$MCODE read $small" "cat -n" "cat -n $small"
-  bench P1n "the floor of a Node tool" "$MCODE read $small" "node -e 0" "node -e 0"
+  # The floor binary (scripts/floor): a static cobra + viper program that
+  # reads its config and the file and prints numbered lines as JSON, built
+  # as scripts/build.sh builds mcode. Target: mcode <= 2.5x the floor.
+  floor=$work/floor
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$floor" ./scripts/floor
+  bench P1 "one small call: read a 20-line file" "$MCODE read $small" "floor (cobra+viper)" "$floor read $small" "target <= 2.5x"
+  bench P1c "  the same, beside cat -n (context)" "$MCODE read $small" "cat -n" "cat -n $small"
+  command -v node >/dev/null && bench P1n "  the same, beside node -e 0 (context)" "$MCODE read $small" "node -e 0" "node -e 0"
+fi
+# The start-up ledger: every package's init, the least time of
+# LEDGER_RUNS starts (GODEBUG=inittrace=1) and its heap, largest first,
+# and the totals; the floor binary's totals beside them.
+if want ledger; then
+  ledger_runs=${LEDGER_RUNS:-20}
+  ledger_of() {
+    local i
+    for ((i = 0; i < ledger_runs; i++)); do GODEBUG=inittrace=1 "$@" 2>&1 >/dev/null; done |
+      awk '$1 == "init" { t = $5 + 0; if (!($2 in m) || t < m[$2]) m[$2] = t; heap[$2] = $8; allocs[$2] = $10 }
+        END { for (p in m) printf "%s %.3f %d %d\n", p, m[p], heap[p], allocs[p] }' | sort -k2,2 -g -r
+  }
+  floor=$work/floor
+  [ -x "$floor" ] || CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$floor" ./scripts/floor
+  {
+    echo "| package | init ms (least of $ledger_runs) | heap KiB | allocs |"
+    echo "| --- | ---: | ---: | ---: |"
+    ledger_of "$MCODE" read "$small" | awk '{ printf "| %s | %.3f | %.1f | %d |\n", $1, $2, $3 / 1024, $4; t += $2; h += $3; n++ }
+      END { printf "| **total, %d packages** | **%.2f** | **%.0f** | |\n", n, t, h / 1024 }'
+    ledger_of "$floor" read "$small" | awk '{ t += $2; h += $3; n++ }
+      END { printf "| *floor binary (cobra + viper), %d packages* | *%.2f* | *%.0f* | |\n", n, t, h / 1024 }'
+  } | tee "$work/ledger.md"
+  rows+=("ledger: $(grep -c '^| [a-z]' "$work/ledger.md") packages; $(grep 'total,' "$work/ledger.md")")
 fi
 if want P8; then
   make_huge

@@ -12,7 +12,6 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
-	"github.com/mcode-dev/mcode/pkg/zstd"
 	"github.com/ulikunitz/xz"
 )
 
@@ -31,10 +30,6 @@ const (
 
 // Formats are the formats extract reads, for messages and help.
 var Formats = []Format{FormatTar, FormatTarGz, FormatTarXz, FormatTarZst, FormatTarBz2, FormatZip}
-
-// zstdMaxWindow bounds the memory a zstd frame may ask for (zstd -19
-// uses 8 MiB, --long=27 128 MiB).
-const zstdMaxWindow = 128 << 20
 
 // sniffLen is how much of a file DetectFormat reads.
 const sniffLen = 512
@@ -103,8 +98,11 @@ func decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
 		z, err := xz.NewReader(r)
 		return z, func() {}, err
 	case FormatTarZst:
-		z := zstd.NewReader(r, zstdMaxWindow)
-		return z, func() { z.Close() }, nil
+		z, err := newZstdReader(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, z.Close, nil
 	case FormatTarBz2:
 		return bzip2.NewReader(r), func() {}, nil
 	}

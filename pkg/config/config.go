@@ -14,7 +14,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/safenet"
 )
 
-// Config is the whole configuration file (contract.md, "Config file").
+// Config is the whole configuration file (docs/config.md).
 type Config struct {
 	Agents               map[string]Agent     `mapstructure:"agents"`
 	Models               Models               `mapstructure:"models"`
@@ -60,7 +60,7 @@ type Agent struct {
 	McpServers      []string        `mapstructure:"mcpServers"`
 	Features        map[string]bool `mapstructure:"features"`
 	// Subtask marks an agent that runs as another agent's sub-task: it
-	// keeps no todo list of its own (seed 000, "档案上限").
+	// keeps no todo list of its own (docs/agent-state.md, "todo_write").
 	Subtask bool `mapstructure:"subtask"`
 }
 
@@ -218,7 +218,7 @@ type Tools struct {
 	UntrustedDirs []string `mapstructure:"-"`
 }
 
-// CustomTool is one command tool (README, "Command tools").
+// CustomTool is one command tool (docs/agent-state.md, "Command tools").
 type CustomTool struct {
 	Name        string         `mapstructure:"name" yaml:"name"`
 	Description string         `mapstructure:"description" yaml:"description"`

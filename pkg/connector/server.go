@@ -194,7 +194,7 @@ func lookupServer(servers []Server, name string) (Server, error) {
 	for i, s := range servers {
 		names[i] = s.Name
 	}
-	hint := "no MCP server is configured for this agent: add one under mcpServers in the config (README.md, \"connector\")"
+	hint := "no MCP server is configured for this agent: add one under mcpServers in the config (docs/connector.md)"
 	if len(names) > 0 {
 		hint = "servers this agent may use: " + strings.Join(names, ", ")
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/htmlmd"
 	"github.com/mcode-dev/mcode/pkg/office"
 	"github.com/mcode-dev/mcode/pkg/pdftext"
 	"github.com/mcode-dev/mcode/pkg/textenc"
@@ -271,7 +272,7 @@ func (x *extraction) run(abs string) error {
 	}
 	if ext == ".html" || ext == ".htm" || ext == ".xhtml" || looksHTML(text) {
 		x.result.Kind = KindHTML
-		title, md := htmlToMarkdown(text)
+		title, md := htmlmd.Convert(text)
 		x.result.Title = title
 		x.text = x.shape(md)
 		return nil

@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
-	"github.com/mcode-dev/mcode/pkg/zstd"
 )
 
 // Decoding limits.
@@ -140,7 +140,11 @@ func decoders(r io.Reader, headers []string) (io.Reader, error) {
 		case "br":
 			r = brotli.NewReader(r)
 		case "zstd":
-			r = zstd.NewReader(r, MaxZstdWindow)
+			var d *zstd.Decoder
+			d, err = zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(MaxZstdWindow))
+			if d != nil {
+				r = d.IOReadCloser()
+			}
 		case "deflate":
 			r, err = inflater(r)
 		default:

@@ -8,7 +8,7 @@ import (
 // Code is a stable, snake_case error code that scripts branch on.
 type Code string
 
-// The error codes of the contract (contract.md, "Errors").
+// The error codes of the contract (docs/contract.md, "Error codes").
 const (
 	CodeUsage             Code = "usage"
 	CodeNotFound          Code = "not_found"
@@ -46,7 +46,7 @@ const (
 	CodeInternal          Code = "internal"
 )
 
-// Exit codes of the contract (contract.md, "Exit codes").
+// Exit codes of the contract (docs/contract.md, "Exit codes").
 const (
 	ExitOK               = 0
 	ExitFailure          = 1

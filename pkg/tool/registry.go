@@ -144,7 +144,7 @@ func NormalizeName(name string) string {
 	return strings.ToLower(norm.NFKC.String(strings.TrimSpace(name)))
 }
 
-// Roles narrow an agent's tool set (seed 000, canonical-tool-policy).
+// Roles narrow an agent's tool set (docs/architecture.md, "facts").
 const (
 	RoleWorker   = "worker"
 	RoleVerifier = "verifier"
@@ -205,8 +205,8 @@ func (p Profile) Permits(t *Tool) *Error {
 	if p.Subtask && (t.Facts.Delegates || containsName(subtaskDenied, names...)) {
 		return deny("agent %q runs as a sub-task (subtask: true), and a sub-task neither keeps a todo list nor delegates", p.Agent)
 	}
-	// Each role is narrower than the one before (seed 000,
-	// canonical-tool-policy): the facts a tool declares decide.
+	// Each role is narrower than the one before (docs/architecture.md):
+	// the facts a tool declares decide.
 	f := t.Facts
 	switch {
 	case p.Role == "":
@@ -236,8 +236,7 @@ func (p Profile) Visible(tools []*Tool) []*Tool {
 }
 
 // subtaskDenied are taken from an agent that runs as a sub-task, beside
-// delegation: the todo list is the main agent's plan (seed 000 refuses a
-// sub-task todowrite).
+// delegation: the todo list is the main agent's plan (docs/agent-state.md).
 var subtaskDenied = []string{"todo_write", "todo_read"}
 
 // containsName says whether list names one of names (compared after

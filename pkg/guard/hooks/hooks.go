@@ -1,6 +1,6 @@
 // Package hooks runs hooks.before_tool, hooks.after_tool and
 // hooks.on_error around a call: external commands that speak JSON on
-// stdin and stdout (tools.md, "guard, approvals, hooks, audit"), each in a
+// stdin and stdout (docs/guard.md, "Hooks"), each in a
 // process group of its own that is ended with all its children, and the
 // built-in redact step. A hook that fails blocks the call: fail closed.
 package hooks
