@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcode-dev/mcode/pkg/safenet"
 )
 
 // Config is the whole configuration file (docs/config.md).
@@ -32,6 +34,7 @@ type Config struct {
 	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
 	Workspace            Workspace            `mapstructure:"workspace"`
+	Fetch                Fetch                `mapstructure:"fetch"`
 }
 
 // Workspace limits where mcode may work.
@@ -39,6 +42,15 @@ type Workspace struct {
 	// Roots, when set (in the system or user config only), are the
 	// folders a workspace root must lie within.
 	Roots []string `mapstructure:"roots"`
+}
+
+// Fetch configures the web_fetch tool.
+type Fetch struct {
+	// AllowHosts are what fetch may reach although it is not a public
+	// address: host names (exact, or *.example.com for the names under
+	// it), IP addresses and CIDR prefixes. A policy key: only the system
+	// and user config files may set it (safety.md).
+	AllowHosts []string `mapstructure:"allowHosts"`
 }
 
 // Agent is a profile: which tools an agent may see and call.
@@ -444,6 +456,13 @@ func (c *Config) Validate() []FieldError {
 	}
 	if c.Batch.MaxParallel < 0 || c.Batch.MaxParallel > BatchMaxParallel {
 		errs = append(errs, FieldError{Key: "batch.maxParallel", Expected: fmt.Sprintf("a number from 1 to %d, or 0 for the CPU count (at most %d)", BatchMaxParallel, BatchMaxParallel), Got: c.Batch.MaxParallel})
+	}
+
+	for i, h := range c.Fetch.AllowHosts {
+		if err := safenet.CheckAllowEntry(h); err != nil {
+			errs = append(errs, FieldError{Key: fmt.Sprintf("fetch.allowHosts[%d]", i),
+				Expected: "a host name, *.domain, an IP address or a CIDR prefix", Got: err.Error()})
+		}
 	}
 
 	errs = append(errs, c.validateMcp()...)
