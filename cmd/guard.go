@@ -20,13 +20,14 @@ import (
 // With guard.defaultPolicy allow and no rules only the built-in checks
 // (dangerous shell forms, the path policy) can hold a call.
 func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
-	if cfg.Guard.Enabled {
-		g, err := guard.New(cfg.Guard)
-		if err != nil {
-			return configError("", "guard", "%v", err)
-		}
-		o.Guard = &guard.Approver{Guard: g, Store: f.approvals(cfg), Ask: f.approvalAsker()}
+	// Built even when guard.enabled is false: a call that asks for a
+	// looser sandbox still needs a person (the guard's Judge then allows
+	// everything else).
+	g, err := guard.New(cfg.Guard)
+	if err != nil {
+		return configError("", "guard", "%v", err)
 	}
+	o.Guard = &guard.Approver{Guard: g, Store: f.approvals(cfg), Ask: f.approvalAsker()}
 	h, err := hooks.New(cfg.Hooks)
 	if err != nil {
 		return configError("", "hooks", "%v", err)

@@ -60,7 +60,7 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 		rec, err := a.Store.Redeem(c.Approval, digest)
 		if err == nil {
 			return dispatch.Decision{Verdict: dispatch.Allow, Source: SourceApproval, Rule: d.Rule, ApprovalID: rec.ID,
-				Reason: "approved by a person: " + d.Reason}, nil
+				Reason: "approved by a person: " + d.Reason, Approved: true}, nil
 		}
 		var ae *approval.Error
 		if !errors.As(err, &ae) {
@@ -82,7 +82,7 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 		ok, err := a.Ask(ctx, q)
 		if err == nil && ok {
 			return dispatch.Decision{Verdict: dispatch.Allow, Source: SourcePerson, Rule: d.Rule,
-				Reason: "a person at the terminal allowed it: " + d.Reason}, nil
+				Reason: "a person at the terminal allowed it: " + d.Reason, Approved: true}, nil
 		}
 		return dispatch.Decision{Verdict: dispatch.Deny, Source: SourcePerson, Rule: d.Rule,
 			Reason: "the person at the terminal said no: " + d.Reason,

@@ -33,6 +33,9 @@ const (
 	SourcePerson      = "person"
 	SourceApproval    = "approval" // --approval ID
 	SourceDisabled    = "disabled"
+	// SourceSandbox: the call asks for a looser sandbox than the policy,
+	// or for a command to run where the sandbox cannot be enforced.
+	SourceSandbox = "sandbox"
 )
 
 // rank orders verdicts: the strictest wins.
@@ -174,7 +177,10 @@ func (g *Guard) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decision
 // Judge decides a call and says why.
 func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 	if !g.cfg.Enabled {
-		return &Judgement{Decision: dispatch.Decision{Verdict: dispatch.Allow, Source: SourceDisabled, Reason: "guard.enabled is false"}}
+		j := &Judgement{Decision: dispatch.Decision{Verdict: dispatch.Allow, Source: SourceDisabled, Reason: "guard.enabled is false"}}
+		sandboxPolicy(j, c) // the sandbox is not the guard's to switch off
+		g.grant(j, toolName(c), "")
+		return j
 	}
 	name := c.Tool
 	if c.Def != nil {
@@ -196,8 +202,35 @@ func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 	if a := in.shell; a != nil {
 		g.shellPolicy(j, name, a)
 	}
+	sandboxPolicy(j, c)
 	g.grant(j, name, in.main)
 	return j
+}
+
+// sandboxPolicy holds for a person a call that asks for more than the
+// sandbox gives: a looser mode than sandbox.mode, or a run where the
+// kernel cannot enforce it. The reasons add up: a person approving the
+// call sees each.
+func sandboxPolicy(j *Judgement, c *dispatch.Call) {
+	if c.Def == nil {
+		return
+	}
+	why := c.Def.Escalation(c.Env, c.Args)
+	if why == "" {
+		return
+	}
+	if j.Verdict == dispatch.RequireApproval && j.Reason != "" {
+		j.Reason += "; and " + why
+		return
+	}
+	raise(j, dispatch.RequireApproval, SourceSandbox, "built-in: the sandbox", why)
+}
+
+func toolName(c *dispatch.Call) string {
+	if c.Def != nil {
+		return c.Def.Name
+	}
+	return c.Tool
 }
 
 // unit decides one text by the first rule that matches, else the default.
@@ -275,7 +308,7 @@ func (g *Guard) grant(j *Judgement, name, main string) {
 	for _, r := range g.grants {
 		if r.matches(name, main) {
 			j.Decision = dispatch.Decision{Verdict: dispatch.Allow, Source: SourceGrant, Rule: r.text,
-				Reason: "approved in advance (" + j.Reason + ")"}
+				Reason: "approved in advance (" + j.Reason + ")", Approved: true}
 			return
 		}
 	}

@@ -135,7 +135,10 @@ type Spec struct {
 	Aliases map[string]Alias
 	// Paths names the paths a call touches, for the path policy; nil for
 	// a tool that touches none (PathParams covers the usual case).
-	Paths       func(args json.RawMessage) []PathUse
+	Paths func(args json.RawMessage) []PathUse
+	// Escalation, when set, says why a call needs a person's approval
+	// whatever the rules (see EscalationFunc).
+	Escalation  EscalationFunc
 	Description string
 	Schema      string
 	Data        any
@@ -164,6 +167,7 @@ type Tool struct {
 	outputSchema json.RawMessage
 	params       any // a zero value of the Params type, for Check
 	run          ExecFunc
+	escalation   EscalationFunc
 
 	schemaOnce sync.Once
 	schema     json.RawMessage
@@ -186,9 +190,10 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 	var zero P
 	return &Tool{
 		Name: spec.Name, Mode: spec.Mode, Tier: spec.Tier, Source: Builtin, Timeout: spec.Timeout,
-		Facts:  spec.Facts,
-		spec:   spec,
-		params: zero,
+		Facts:      spec.Facts,
+		spec:       spec,
+		params:     zero,
+		escalation: spec.Escalation,
 		run: func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
 			var p P
 			if err := decodeParams(args, &p); err != nil {
@@ -213,6 +218,8 @@ type External struct {
 	Source       Source
 	Facts        Facts
 	Timeout      time.Duration
+	// Escalation: see Spec.Escalation.
+	Escalation EscalationFunc
 }
 
 // NewExternal builds a tool from a plain definition. run gets the
@@ -243,7 +250,7 @@ func NewExternal(def External, run ExecFunc) (*Tool, error) {
 	}
 	return &Tool{
 		Name: def.Name, Mode: def.Mode, Tier: def.Tier, Source: def.Source, Timeout: def.Timeout, Facts: def.Facts,
-		external: true, outputSchema: bytes.TrimSpace(def.OutputSchema),
+		external: true, outputSchema: bytes.TrimSpace(def.OutputSchema), escalation: def.Escalation,
 		schema: json.RawMessage(schema), description: strings.TrimSpace(def.Description),
 		run: run,
 	}, nil
