@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
+	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -102,12 +103,14 @@ func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connec
 	exe, _ := f.Executable() // without it, servers start without their warden
 	conn := &connector.Connector{
 		WardenExe: exe,
-		Servers:   connector.Servers(cfg, agent.McpServers),
-		DataDir:   f.HomeDir(),
-		Root:      root,
-		Getenv:    f.Getenv,
-		Version:   version,
-		Now:       f.Now,
+		Spawn: spawn.Settings{Root: root, DataDir: f.HomeDir(), Sandbox: cfg.Sandbox,
+			EnvSanitize: cfg.Bash.EnvSanitize, EnvAllow: cfg.Bash.EnvAllow},
+		Servers: connector.Servers(cfg, agent.McpServers),
+		DataDir: f.HomeDir(),
+		Root:    root,
+		Getenv:  f.Getenv,
+		Version: version,
+		Now:     f.Now,
 	}
 	f.closersMu.Lock()
 	f.closers = append(f.closers, conn.Close)

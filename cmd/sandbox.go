@@ -75,8 +75,8 @@ func sandboxText(st SandboxStatus) string {
 	if st.LandlockABI > 0 {
 		fmt.Fprintf(&b, ", Landlock ABI %d", st.LandlockABI)
 	}
-	if len(st.Mechanism) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(st.Mechanism, ", "))
+	if st.Mechanism != "" {
+		fmt.Fprintf(&b, " (%s)", st.Mechanism)
 	}
 	b.WriteString("\n\n")
 	for _, g := range []struct {

@@ -64,8 +64,11 @@ type Status struct {
 	NetworkPolicy string   `json:"network_policy"`
 	NetworkAllow  []string `json:"network_allow"`
 	Platform      string   `json:"platform"`
-	Mechanism     []string `json:"mechanism"`
-	LandlockABI   int      `json:"landlock_abi"`
+	// Mechanism names what holds the sandbox, joined by "+"
+	// (landlock+seccomp+mount_namespace…): one string, so that a result
+	// that outgrows the output budget keeps it inline.
+	Mechanism   string `json:"mechanism"`
+	LandlockABI int    `json:"landlock_abi"`
 
 	FSWrite        Guarantee `json:"fs_write"`
 	FSReadSecrets  Guarantee `json:"fs_read_secrets"`
@@ -108,7 +111,7 @@ func (p *Policy) Status(k Kernel) Status {
 			all(Unavailable, "/usr/bin/sandbox-exec is missing")
 			return s
 		}
-		s.Mechanism = []string{"sandbox-exec"}
+		s.Mechanism = "sandbox-exec"
 		all(Unverified, "a sandbox-exec profile generated from the policy; mcode's tests check its text, it has not been run on a Mac yet")
 		if p.Network.Policy == NetworkOn {
 			set(GuaranteeNetwork, Unverified, "sandbox.network is on: connections are allowed")
@@ -123,13 +126,14 @@ func (p *Policy) Status(k Kernel) Status {
 		all(Unavailable, "this kernel has no Landlock (Linux 5.13+, enabled at boot): a command runs unconfined only with a person's approval")
 		return s
 	}
-	s.Mechanism = append(s.Mechanism, "landlock", "no_new_privs", "capabilities")
+	mech := []string{"landlock", "no_new_privs", "capabilities"}
 	if k.Seccomp {
-		s.Mechanism = append(s.Mechanism, "seccomp")
+		mech = append(mech, "seccomp")
 	}
 	if k.Mounts && !k.NothingToProtect && p.Mode == WorkspaceWrite {
-		s.Mechanism = append(s.Mechanism, "mount_namespace")
+		mech = append(mech, "mount_namespace")
 	}
+	s.Mechanism = strings.Join(mech, "+")
 
 	// Writing.
 	switch {
@@ -140,24 +144,28 @@ func (p *Policy) Status(k Kernel) Status {
 	case !k.Seccomp:
 		set(GuaranteeFSWrite, Partial, "no seccomp filter on this architecture: tracing the process that started the command, mounts and io_uring are held by Landlock and the dropped capabilities only")
 	default:
-		set(GuaranteeFSWrite, Enforced, "Landlock: writes only under "+p.WritableSummary())
+		set(GuaranteeFSWrite, Enforced, "Landlock: writes only in "+p.WritableSummary())
 	}
 
 	// Secrets.
 	if len(p.Unhidden) > 0 {
 		var parts []string
-		for _, u := range p.Unhidden {
-			parts = append(parts, u.Path+": "+u.Why)
+		for i, u := range p.Unhidden {
+			if i == 2 {
+				parts = append(parts, fmt.Sprintf("and %d more", len(p.Unhidden)-i))
+				break
+			}
+			parts = append(parts, u.Path+" (in "+u.From+")")
 		}
-		set(GuaranteeFSReadSecrets, Partial, "readable: "+strings.Join(parts, "; "))
+		set(GuaranteeFSReadSecrets, Partial, fmt.Sprintf("%d secret paths lie inside writable places, where no rule can hide them: %s", len(p.Unhidden), strings.Join(parts, ", ")))
 	} else {
-		set(GuaranteeFSReadSecrets, Enforced, fmt.Sprintf("Landlock: %d secret paths (~/.ssh, ~/.aws, ~/.config/gh, … and sandbox.readDeny) are not readable; disks and kernel memory neither", len(p.Secrets)))
+		set(GuaranteeFSReadSecrets, Enforced, fmt.Sprintf("Landlock: %d secret paths (~/.ssh, ~/.aws, … and sandbox.readDeny) are unreadable, disks too", len(p.Secrets)))
 	}
 
 	// Network.
 	switch p.Network.Policy {
 	case NetworkOn:
-		set(GuaranteeNetwork, Enforced, "sandbox.network is on: connections are allowed as configured; off would be held by seccomp")
+		set(GuaranteeNetwork, Enforced, "sandbox.network is on: connections are allowed")
 	case NetworkOff:
 		switch {
 		case k.Seccomp:
@@ -182,7 +190,7 @@ func (p *Policy) Status(k Kernel) Status {
 	case k.NothingToProtect:
 		set(GuaranteeProtectedPaths, Enforced, "no protected path exists in the workspace (.mcode.yaml, .git): nothing to hold")
 	case k.Mounts:
-		set(GuaranteeProtectedPaths, Enforced, "read-only bind mounts in the run's own mount namespace: .mcode.yaml, .git/hooks, .git/config (and .git pinned), mcode's approvals and audit log")
+		set(GuaranteeProtectedPaths, Enforced, "read-only bind mounts in a mount namespace of the run's own")
 	default:
 		why := "Landlock cannot make a path read-only inside a writable folder, and no mount namespace could be made"
 		if k.MountError != "" {

@@ -22,6 +22,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/guard/redact"
 	"github.com/mcode-dev/mcode/pkg/proctree"
+	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -257,13 +258,24 @@ func (hs *Hooks) run(ctx context.Context, h hook, c *dispatch.Call, m message) (
 	var stdout, stderr limited
 	stdout.max, stderr.max = MaxAnswerBytes, 4096
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = hs.environ()
+	// The same environment policy and sandbox as bash's commands; a hook
+	// that cannot be confined here does not run, and so blocks (a person
+	// who wants it unconfined sets sandbox.mode).
+	settings := spawn.Settings{}
 	if c.Env != nil {
+		settings = spawn.SettingsOf(c.Env)
 		cmd.Dir = c.Env.Root // relative hook paths name files of the workspace
 	}
-	if err := proctree.StartGroup(cmd); err != nil {
+	run := settings.Prepare(hs.environ())
+	if run.Unenforceable != "" {
+		return nil, blocked(h, "it cannot run confined here (%s)", run.Unenforceable)
+	}
+	cmd.Env = run.Env
+	_, release, err := run.Start(cmd, proctree.StartGroup)
+	if err != nil {
 		return nil, blocked(h, "cannot start it: %v", err)
 	}
+	defer release()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var werr error
