@@ -99,7 +99,9 @@ type Policy struct {
 	res        resolver
 }
 
-// resolve is Resolve with the policy's memory of folders.
+// resolve is Resolve with the policy's memory of folders, for New only:
+// a Policy is shared by concurrent calls once made, and its methods
+// resolve with a resolver of their own.
 func (p *Policy) resolve(path string) string {
 	return p.res.real(filepath.Clean(path), 0)
 }
@@ -448,10 +450,19 @@ func (p *Policy) trashPlace(dir string) {
 // CanWrite says whether the sandbox lets the tree write path (absolute,
 // resolved here), and if not, why, in the words bash's denial uses.
 func (p *Policy) CanWrite(path string) (ok bool, why string) {
+	return p.canWrite(Resolve(path, false))
+}
+
+// CanRemove is CanWrite for removing path itself: a symbolic link there
+// is removed, not followed.
+func (p *Policy) CanRemove(path string) (ok bool, why string) {
+	return p.canWrite(Resolve(path, true))
+}
+
+func (p *Policy) canWrite(real string) (ok bool, why string) {
 	if p.Mode == DangerFullAccess {
 		return true, ""
 	}
-	real := p.resolve(path)
 	for _, pr := range p.Protected {
 		if within(real, pr) {
 			return false, real + " is protected: " + filepath.Base(pr) + " stays read-only inside the workspace (sandbox " + string(p.Mode) + ")"
@@ -470,7 +481,7 @@ func (p *Policy) CanRead(path string) (ok bool, why string) {
 	if p.Mode == DangerFullAccess {
 		return true, ""
 	}
-	real := p.resolve(path)
+	real := Resolve(path, false)
 	for _, s := range p.Secrets {
 		if within(real, s) {
 			return false, real + " is hidden by the sandbox: " + s + " holds secrets (sandbox.readDeny and the built-in list)"
@@ -486,7 +497,7 @@ func (p *Policy) CanRead(path string) (ok bool, why string) {
 // count as writable here unless the kernel holds them, which only the
 // status of a run knows, so the answer errs on the side of distrust.
 func (p *Policy) CallerWritable(path string) bool {
-	real := p.resolve(path)
+	real := Resolve(path, false)
 	for _, w := range p.Writable {
 		if w.Kind == KindDevice {
 			continue
