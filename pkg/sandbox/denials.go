@@ -11,7 +11,8 @@ import (
 // Denial is one refusal the sandbox likely caused, read from a failed
 // command's output.
 type Denial struct {
-	// Op is write, read or connect.
+	// Op is write, read, connect, or a refused system call (unshare,
+	// mount, ptrace, …).
 	Op   string `json:"op"`
 	Path string `json:"path,omitempty"`
 	Host string `json:"host,omitempty"`
@@ -26,15 +27,17 @@ const MaxDenials = 8
 
 var (
 	denialRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\beacces\b|\beperm\b|\berofs\b`)
+		return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|device or resource busy|\beacces\b|\beperm\b|\berofs\b|\bebusy\b`)
 	})
 	// quotedRE finds quoted paths: 'x', "x", ‘x’, `x'.
 	quotedRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile("['\"‘`]([^'\"’`\n]+)['\"’]")
 	})
-	// bareRE finds unquoted absolute or ~ paths.
-	bareRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?:^|[\s:=(])((?:/|~/)[^\s:'"’,)]*)`)
+	// syscallRE finds a refused system call the seccomp filter holds,
+	// named by the tool that made it (unshare: unshare failed: Operation
+	// not permitted).
+	syscallRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(unshare|mount|umount|chroot|setns|pivot_root|keyctl)\s*:|\b(ptrace|io_uring_setup|bpf)\(`)
 	})
 	connectRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)failed to connect to (\S+) port (\d+)|could not resolve host:? (\S+)|dial (?:tcp|udp)\S* ([^\s:]+:\d+)|temporary failure in name resolution|name or service not known|network is unreachable|\bsocket\b.*(?:permission denied|operation not permitted)|connect.*(?:permission denied|operation not permitted)`)
@@ -83,6 +86,12 @@ func (p *Policy) Denials(output, cwd string) []Denial {
 		if !denialRE().MatchString(line) {
 			continue
 		}
+		if m := syscallRE().FindStringSubmatch(line); m != nil {
+			if !add(Denial{Op: strings.ToLower(m[1] + m[2]), Likely: true}) {
+				return out
+			}
+			continue
+		}
 		for _, path := range linePaths(line) {
 			abs := path
 			switch {
@@ -91,14 +100,28 @@ func (p *Policy) Denials(output, cwd string) []Denial {
 			case !filepath.IsAbs(path):
 				abs = filepath.Join(cwd, path)
 			}
-			if ok, _ := p.CanRead(abs); !ok {
-				if !add(Denial{Op: "read", Path: Resolve(abs, false), Likely: true}) {
+			shown := Resolve(abs, false)
+			if strings.HasPrefix(filepath.Clean(abs), "/proc/") {
+				shown = abs // /proc/self is the command's, not this process's
+			}
+			if busyPinned(p, shown, line) {
+				if !add(Denial{Op: "write", Path: shown, Likely: true}) {
 					return out
 				}
 				continue
 			}
-			if ok, _ := p.CanWrite(abs); !ok && !readableHere(abs) || !ok && writeWords(line) {
-				if !add(Denial{Op: "write", Path: Resolve(abs, false), Likely: true}) {
+			if ok, _ := p.CanRead(shown); !ok {
+				if !add(Denial{Op: "read", Path: shown, Likely: true}) {
+					return out
+				}
+				continue
+			}
+			// Reading is allowed everywhere but the secrets: a refusal on a
+			// file mcode itself can read, or one that is not there, was a
+			// write. One mcode cannot read either is the file's own
+			// permissions, unless the line says it was a write.
+			if ok, _ := p.CanWrite(shown); !ok && (writeWords(line) || readableHere(shown) || !existsHere(shown)) {
+				if !add(Denial{Op: "write", Path: shown, Likely: true}) {
 					return out
 				}
 			}
@@ -107,7 +130,10 @@ func (p *Policy) Denials(output, cwd string) []Denial {
 	return out
 }
 
-// linePaths are the paths a line names, quoted ones first.
+// linePaths are the paths a line that reports a refusal names: its
+// quoted paths (touch: cannot touch 'x': …), else the field before the
+// refusal (bash: line 1: x: Permission denied) and the one after it
+// (PermissionError: … Permission denied: x).
 func linePaths(line string) []string {
 	var paths []string
 	for _, m := range quotedRE().FindAllStringSubmatch(line, -1) {
@@ -118,8 +144,26 @@ func linePaths(line string) []string {
 	if len(paths) > 0 {
 		return paths
 	}
-	for _, m := range bareRE().FindAllStringSubmatch(line, -1) {
-		paths = append(paths, strings.TrimRight(m[1], ".;"))
+	loc := denialRE().FindStringIndex(line)
+	if loc == nil {
+		return nil
+	}
+	// The last word before the refusal (git: could not lock config file
+	// .git/config: Permission denied), and the first after it.
+	before := strings.Fields(strings.TrimSuffix(strings.TrimSpace(line[:loc[0]]), ":"))
+	after := strings.Fields(strings.TrimLeft(line[loc[1]:], ":,. "))
+	var cands []string
+	if len(before) > 0 {
+		cands = append(cands, before[len(before)-1])
+	}
+	if len(after) > 0 {
+		cands = append(cands, after[0])
+	}
+	for _, c := range cands {
+		c = strings.TrimRight(c, ".;:,")
+		if c != "" && looksLikePath(c) && (strings.ContainsAny(c, "/.~") || len(cands) == 1) {
+			paths = append(paths, c)
+		}
 	}
 	return paths
 }
@@ -138,6 +182,25 @@ func writeWords(line string) bool {
 		}
 	}
 	return false
+}
+
+// busyPinned: a pinned folder (.git) refused a move or removal; its
+// contents stay writable, so CanWrite says yes to it.
+func busyPinned(p *Policy, path, line string) bool {
+	if !strings.Contains(strings.ToLower(line), "busy") {
+		return false
+	}
+	for _, d := range p.Pinned {
+		if path == d {
+			return true
+		}
+	}
+	return false
+}
+
+func existsHere(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // readableHere says whether this process can open path for reading: a
