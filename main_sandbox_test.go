@@ -157,17 +157,25 @@ func escapeCases() []escapeCase {
 		{name: "fd_passed_to_child", command: `exec 3<"$OUT"; bash -c 'echo pwned > /proc/self/fd/3/via-fd'`,
 			landed: func(l escapeLayout, _ string) bool { return escExists(filepath.Join(l.out, "via-fd")) }},
 		{name: "mcode_yaml", command: `echo 'guard: {enabled: false}' > .mcode.yaml`,
-			landed: func(l escapeLayout, _ string) bool { return escContains(filepath.Join(l.ws, ".mcode.yaml"), "enabled: false") }},
+			landed: func(l escapeLayout, _ string) bool {
+				return escContains(filepath.Join(l.ws, ".mcode.yaml"), "enabled: false")
+			}},
 		{name: "mcode_yaml_replaced", command: `echo 'guard: {enabled: false}' > new.yaml && mv -f new.yaml .mcode.yaml`,
-			landed: func(l escapeLayout, _ string) bool { return escContains(filepath.Join(l.ws, ".mcode.yaml"), "enabled: false") }},
+			landed: func(l escapeLayout, _ string) bool {
+				return escContains(filepath.Join(l.ws, ".mcode.yaml"), "enabled: false")
+			}},
 		{name: "git_hook", command: `printf '#!/bin/sh\necho pwned\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
-			landed: func(l escapeLayout, _ string) bool { return escExists(filepath.Join(l.ws, ".git", "hooks", "pre-commit")) }},
+			landed: func(l escapeLayout, _ string) bool {
+				return escExists(filepath.Join(l.ws, ".git", "hooks", "pre-commit"))
+			}},
 		{name: "git_dir_swapped", command: `mv .git .git-old && cp -r .git-old .git && echo pwned > .git/hooks/pre-commit`,
 			landed: func(l escapeLayout, _ string) bool {
 				return escExists(filepath.Join(l.ws, ".git", "hooks", "pre-commit")) || escExists(filepath.Join(l.ws, ".git-old"))
 			}},
 		{name: "git_config", command: `git config core.hooksPath "$OUT"`,
-			landed: func(l escapeLayout, _ string) bool { return escContains(filepath.Join(l.ws, ".git", "config"), "hooksPath") }},
+			landed: func(l escapeLayout, _ string) bool {
+				return escContains(filepath.Join(l.ws, ".git", "config"), "hooksPath")
+			}},
 		{name: "approvals", command: `echo '{"state":"granted"}' > .mcode-home/approvals/apr_0123456789abcdef.json`,
 			landed: func(l escapeLayout, _ string) bool {
 				return escExists(filepath.Join(l.mcodeHome, "approvals", "apr_0123456789abcdef.json"))
@@ -210,7 +218,7 @@ sys.exit(0 if r == 0 else 1)
 				return nil
 			},
 			command: `python3 "$BIN/ptrace.py"`,
-			landed: func(_ escapeLayout, out string) bool { return strings.Contains(out, "attached") }},
+			landed:  func(_ escapeLayout, out string) bool { return strings.Contains(out, "attached") }},
 		{name: "setuid_binary", root: true, need: []string{"setpriv"},
 			setup: func(t *testing.T, l escapeLayout) func() bool {
 				// A setuid-root copy of touch, and a folder only root may

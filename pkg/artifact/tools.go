@@ -383,9 +383,9 @@ func placeCopy(src, dest string) error {
 func ExtractTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ExtractName, Mode: tool.Sequential, Timeout: ExtractTimeout,
-		Facts:       tool.Facts{Destructive: true, Idempotent: true},
+		Facts: tool.Facts{Destructive: true, Idempotent: true},
 		// dest is replaced as a whole: a removal of what is there.
-		Paths: tool.PathParams(tool.PathParam{Field: "archive"}, tool.PathParam{Field: "dest", Write: true, Delete: true}),
+		Paths:       tool.PathParams(tool.PathParam{Field: "archive"}, tool.PathParam{Field: "dest", Write: true, Delete: true}),
 		Description: extractDescription, Schema: extractSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ExtractParams) (*tool.Response, error) {
 		o := ExtractOptions{Archive: env.Abs(p.Archive), Dest: env.Abs(p.Dest), Strip: p.Strip,
@@ -490,10 +490,10 @@ func destCheck(env *tool.Env) func(string) error {
 func SyncTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: SyncName, Mode: tool.Sequential, Timeout: FetchTimeout,
-		Facts:       tool.Facts{Destructive: true, Idempotent: true, OpenWorld: true},
+		Facts: tool.Facts{Destructive: true, Idempotent: true, OpenWorld: true},
 		// The destinations are in the lock file: Sync checks each against
 		// the same policy when it reads them (destCheck).
-		Paths: tool.PathParams(tool.PathParam{Field: "lock"}),
+		Paths:       tool.PathParams(tool.PathParam{Field: "lock"}),
 		Description: syncDescription, Schema: syncSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p SyncParams) (*tool.Response, error) {
 		lock := env.Abs(p.Lock)
