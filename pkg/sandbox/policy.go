@@ -140,6 +140,9 @@ var (
 	}
 )
 
+// homeTrash is the FreeDesktop home trash under a home folder.
+const homeTrash = ".local/share/Trash"
+
 // cacheVars are the environment variables that name a cache folder, and
 // the folder under each that is the cache (GOPATH's pkg, CARGO_HOME's
 // registry and git).
@@ -427,6 +430,21 @@ func (p *Policy) refuseReason(real string) string {
 	if p.dataDir != "" && (within(p.dataDir, real) || within(real, p.dataDir)) {
 		return "it is, holds or is inside mcode's data folder " + p.dataDir
 	}
+	// Inside a home folder only its known caches (and the workspace):
+	// elsewhere there (~/.local/bin, ~/bin, …) a command could plant what
+	// the person runs later.
+	for _, h := range p.homes {
+		if !within(real, h) || within(real, p.Root) {
+			continue
+		}
+		known := within(real, filepath.Join(h, homeTrash))
+		for _, c := range defaultCaches {
+			known = known || within(real, filepath.Join(h, filepath.FromSlash(c.rel)))
+		}
+		if !known {
+			return "it is inside the home folder " + h + ", outside its caches"
+		}
+	}
 	for _, r := range p.allowedRoots() {
 		if within(real, r) {
 			return ""
@@ -440,7 +458,7 @@ func (p *Policy) refuseReason(real string) string {
 // places are (trash.dir may come from the workspace's file).
 func (p *Policy) trashPlace(dir string) {
 	real := p.resolve(dir)
-	if p.userHome != "" && real == p.resolve(filepath.Join(p.userHome, ".local", "share", "Trash")) {
+	if p.userHome != "" && real == p.resolve(filepath.Join(p.userHome, homeTrash)) {
 		p.add(Place{Path: real, Kind: KindTrash, Why: "the home trash (the rm shim deletes into it)"})
 		return
 	}
