@@ -19,7 +19,7 @@ func seccompData(arch uint32, nr uint32, args ...uint64) []byte {
 	binary.BigEndian.PutUint32(b[0:], nr)
 	binary.BigEndian.PutUint32(b[4:], arch)
 	for i, a := range args {
-		binary.BigEndian.PutUint32(b[16+8*i:], uint32(a))     // low word first, as on a little-endian machine
+		binary.BigEndian.PutUint32(b[16+8*i:], uint32(a)) // low word first, as on a little-endian machine
 		binary.BigEndian.PutUint32(b[16+8*i+4:], uint32(a>>32))
 	}
 	return b
