@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"os"
+	"runtime"
 	"testing"
 )
 
@@ -24,6 +25,9 @@ func BenchmarkPlan(b *testing.B) {
 
 func BenchmarkStart(b *testing.B) {
 	root := b.TempDir()
+	os.MkdirAll(root+"/.git/hooks", 0o755)
+	os.WriteFile(root+"/.git/config", nil, 0o644)
+	os.WriteFile(root+"/.mcode.yaml", nil, 0o644)
 	pl := New(Inputs{Root: root, Getenv: os.Getenv, Config: configFor("workspace-write")}).Plan()
 	for b.Loop() {
 		_, release, err := Start(pl, func() error { return nil })
@@ -31,5 +35,32 @@ func BenchmarkStart(b *testing.B) {
 			b.Fatal(err)
 		}
 		release()
+	}
+}
+
+// BenchmarkStartNoMounts is Start with nothing to hold: Landlock and
+// seccomp only.
+func BenchmarkStartNoMounts(b *testing.B) {
+	root := b.TempDir()
+	pl := New(Inputs{Root: root, Getenv: os.Getenv, Config: configFor("workspace-write")}).Plan()
+	for b.Loop() {
+		_, release, err := Start(pl, func() error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+	}
+}
+
+// BenchmarkUnconfinedThread is the floor: a locked thread that does
+// nothing, as Start makes one.
+func BenchmarkUnconfinedThread(b *testing.B) {
+	for b.Loop() {
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(done)
+		}()
+		<-done
 	}
 }

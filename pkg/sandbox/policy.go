@@ -368,9 +368,14 @@ func (p *Policy) gitDirs() {
 	}
 }
 
-// add appends a writable place once.
+// add appends a writable place once. In read-only mode a temp folder that
+// is or holds the workspace is left out: the workspace stays read-only
+// even where it lies in /tmp.
 func (p *Policy) add(pl Place) {
 	if pl.Path == "" || pl.Path == "/" {
+		return
+	}
+	if p.Mode == ReadOnly && pl.Kind != KindDevice && (within(p.Root, pl.Path) || within(pl.Path, p.Root)) {
 		return
 	}
 	for _, w := range p.Writable {
