@@ -87,6 +87,11 @@ func (p *Policy) Plan() *Plan {
 	}
 	p.readRules(pl)
 	for _, w := range p.Writable {
+		if w.Kind == KindTrash {
+			// The rm shim's first deletion would make it: made here, a
+			// rule can grant it.
+			_ = os.MkdirAll(w.Path, 0o700)
+		}
 		if _, err := os.Lstat(w.Path); err == nil {
 			pl.Rules = append(pl.Rules, Rule{Path: w.Path, Access: AccessRead | AccessWrite})
 		}

@@ -229,7 +229,9 @@ func TestPlanGrantsWithoutWalking(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("k"), 0o600)
 	os.WriteFile(filepath.Join(home, ".bashrc"), []byte(""), 0o644)
 	os.MkdirAll(filepath.Join(root, "deep", "a", "b", "c"), 0o755)
-	p := New(Inputs{Root: root, UserHome: home, Config: config.Defaults().Sandbox, Getenv: getenvOf(map[string]string{"HOME": home})})
+	trash := filepath.Join(home, ".local", "share", "Trash")
+	p := New(Inputs{Root: root, UserHome: home, Config: config.Defaults().Sandbox, Getenv: getenvOf(map[string]string{"HOME": home}),
+		TrashDirs: []string{trash}})
 	pl := p.Plan()
 	rules := map[string]Access{}
 	for _, r := range pl.Rules {
@@ -251,6 +253,9 @@ func TestPlanGrantsWithoutWalking(t *testing.T) {
 		if strings.HasPrefix(path, "/dev/") && !slices.Contains(readableDevices, path) && !slices.Contains(writableDevices, path) {
 			t.Errorf("a device outside the allowed ones is granted: %s", path)
 		}
+	}
+	if rules[trash]&AccessWrite == 0 {
+		t.Error("the home trash, made for the rm shim, is not writable")
 	}
 	if _, ok := rules["/dev/null"]; !ok {
 		t.Error("/dev/null is not granted")
