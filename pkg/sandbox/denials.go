@@ -25,24 +25,28 @@ type Denial struct {
 // MaxDenials bounds the denials a result lists.
 const MaxDenials = 8
 
-var (
-	denialRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|device or resource busy|\beacces\b|\beperm\b|\berofs\b|\bebusy\b`)
-	})
-	// quotedRE finds quoted paths: 'x', "x", ‘x’, `x'.
-	quotedRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("['\"‘`]([^'\"’`\n]+)['\"’]")
-	})
-	// syscallRE finds a refused system call the seccomp filter holds,
-	// named by the tool that made it (unshare: unshare failed: Operation
-	// not permitted).
-	syscallRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^\s*(unshare|mount|umount|chroot|setns|pivot_root|keyctl)\s*:|\b(ptrace|io_uring_setup|bpf)\(`)
-	})
-	connectRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)failed to connect to (\S+) port (\d+)|could not resolve host:? (\S+)|dial (?:tcp|udp)\S* ([^\s:]+:\d+)|temporary failure in name resolution|name or service not known|network is unreachable|\bsocket\b.*(?:permission denied|operation not permitted)|connect.*(?:permission denied|operation not permitted)`)
-	})
-)
+// regexps are compiled on first use: our code does no work at package
+// init, and only a failed command's output needs them.
+var regexps struct {
+	once sync.Once
+	// denial finds a refusal; quoted, a quoted path ('x', "x", ‘x’,
+	// `x'); syscall, a refused system call named by the tool that made
+	// it (unshare: unshare failed: Operation not permitted); connect, a
+	// connection that failed.
+	denial, quoted, syscall, connect *regexp.Regexp
+}
+
+func compileRegexps() {
+	regexps.denial = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|device or resource busy|\beacces\b|\beperm\b|\berofs\b|\bebusy\b`)
+	regexps.quoted = regexp.MustCompile("['\"‘`]([^'\"’`\n]+)['\"’]")
+	regexps.syscall = regexp.MustCompile(`(?i)^\s*(unshare|mount|umount|chroot|setns|pivot_root|keyctl)\s*:|\b(ptrace|io_uring_setup|bpf)\(`)
+	regexps.connect = regexp.MustCompile(`(?i)failed to connect to (\S+) port (\d+)|could not resolve host:? (\S+)|dial (?:tcp|udp)\S* ([^\s:]+:\d+)|temporary failure in name resolution|name or service not known|network is unreachable|\bsocket\b.*(?:permission denied|operation not permitted)|connect.*(?:permission denied|operation not permitted)`)
+}
+
+func denialRE() *regexp.Regexp  { regexps.once.Do(compileRegexps); return regexps.denial }
+func quotedRE() *regexp.Regexp  { regexps.once.Do(compileRegexps); return regexps.quoted }
+func syscallRE() *regexp.Regexp { regexps.once.Do(compileRegexps); return regexps.syscall }
+func connectRE() *regexp.Regexp { regexps.once.Do(compileRegexps); return regexps.connect }
 
 // Denials reads the output of a command that failed under the policy for
 // the refusals the sandbox likely caused: a path outside the writable
