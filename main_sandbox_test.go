@@ -26,7 +26,7 @@ import (
 // not, and the bash result must report the refusal.
 
 // escapeLayout is one run's folders, outside /tmp (which the sandbox
-// makes writable): the workspace, a home with a key in ~/.ssh, a folder
+// makes writable) and /var/tmp: the workspace, a home with a key in ~/.ssh, a folder
 // outside everything writable with the sentinels, mcode's data folder
 // inside the workspace (so its approvals are a protected path inside a
 // writable place).
@@ -36,9 +36,16 @@ type escapeLayout struct {
 
 func newEscapeLayout(t *testing.T) escapeLayout {
 	t.Helper()
-	base, err := os.MkdirTemp("/var/tmp", "mcode-escape-")
+	// Not under /tmp or /var/tmp: the sandbox makes /tmp writable, and a
+	// user config there is the caller's (mcode would not trust the
+	// sandbox mode it sets). The test's own folder is neither.
+	cwd, err := os.Getwd()
 	if err != nil {
-		t.Skipf("no /var/tmp for folders outside the writable set: %v", err)
+		t.Fatal(err)
+	}
+	base, err := os.MkdirTemp(cwd, ".escape-test-")
+	if err != nil {
+		t.Skipf("no folder outside the writable places: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	l := escapeLayout{base: base, ws: filepath.Join(base, "ws"), home: filepath.Join(base, "home"),
@@ -65,18 +72,14 @@ func newEscapeLayout(t *testing.T) escapeLayout {
 	return l
 }
 
-// config writes the user config (the person's): the sandbox mode and
-// network, and what else a case needs (an MCP server, a command tool, a
-// hook). The workspace's .mcode.yaml says the same, so the run has this
-// policy whether the workspace file replaces the user's or is laid over
-// it as an untrusted layer.
+// config writes the user config (the person's, a trusted layer): the
+// sandbox mode and network, and what else a case needs (an MCP server, a
+// command tool, a hook).
 func (l escapeLayout) config(t *testing.T, mode, network, extra string) {
 	t.Helper()
 	cfg := fmt.Sprintf("sandbox: {mode: %s, network: [%s]}\nbash: {trashShim: false}\n%s", mode, network, extra)
-	for _, p := range []string{filepath.Join(l.home, ".config", "mcode", "config.yaml"), filepath.Join(l.ws, ".mcode.yaml")} {
-		if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(filepath.Join(l.home, ".config", "mcode", "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
