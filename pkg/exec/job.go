@@ -22,8 +22,12 @@ const (
 
 // jobSpec is one shell command to run.
 type jobSpec struct {
-	ID        string
-	Shell     string
+	ID    string
+	Shell string
+	// Args is the shell's argv and Stdin what it reads before EOF (see
+	// osshell.Invoke); no Args means Shell -c Command.
+	Args      []string `json:",omitempty"`
+	Stdin     string   `json:",omitempty"`
 	Command   string
 	Dir       string
 	Env       []string
@@ -68,7 +72,17 @@ func startJob(spec jobSpec) (*job, error) {
 		return nil, err
 	}
 	proctree.GrowPipe(r, pipeBufferSize)
-	argv := sandbox.Wrap(spec.Sandbox, []string{spec.Shell, "-c", spec.Command})
+	stdin, feed, err := spec.stdin()
+	if err != nil {
+		r.Close()
+		w.Close()
+		capture.closeSpoolLocked()
+		return nil, err
+	}
+	path, argv := spec.Shell, spec.argv()
+	if wrapped := sandbox.Wrap(spec.Sandbox, append([]string{spec.Shell}, argv[1:]...)); wrapped[0] != spec.Shell {
+		path, argv = wrapped[0], wrapped // macOS: sandbox-exec runs the shell
+	}
 	var shell *proctree.Child
 	// The sandbox confines the thread that starts the shell, and the
 	// shell with all it starts; the rest of this process stays free to
@@ -76,16 +90,17 @@ func startJob(spec jobSpec) (*job, error) {
 	applied, release, err := sandbox.Start(spec.Sandbox, func() error {
 		var err error
 		shell, err = proctree.Start(proctree.Spec{
-			Path:  argv[0],
+			Path:  path,
 			Args:  argv,
 			Dir:   spec.Dir,
 			Env:   append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
-			Files: []*os.File{nil, w, w},
+			Files: []*os.File{stdin, w, w},
 			Sys:   proctree.SessionAttr(),
 		})
 		return err
 	})
 	w.Close()
+	feed(err == nil)
 	if err != nil {
 		r.Close()
 		capture.closeSpoolLocked()
@@ -126,6 +141,9 @@ func (j *job) waitMain(d time.Duration) bool {
 // shell, and orphans re-parented to the owner) and all their descendants.
 // Dead children of the owner are reaped on the way.
 func (j *job) members() []proctree.Proc {
+	if live, ok := proctree.TreeMembers(j.pid); ok {
+		return live // the platform knows the tree (a Job Object, a session)
+	}
 	var roots []int
 	select {
 	case <-j.mainDone:
