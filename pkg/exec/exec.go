@@ -337,7 +337,7 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		env: env, plan: pl, taskDir: dir, sandbox: sb,
 		job: jobSpec{
 			ID: id, Shell: sh.Path, Args: inv.Args, Stdin: inv.Stdin, Command: p.Command, Dir: cwd, Env: append(childEnv, inv.Env...),
-			Sandbox: sb.plan,
+			Sandbox:   sb.plan,
 			SpoolPath: spoolPath(dir), SpoolCap: int64(cfg.MaxSpoolMiB) << 20,
 			// The live view and a background task read the file as it
 			// grows.

@@ -142,7 +142,7 @@ type Spec struct {
 	Paths func(args json.RawMessage) []PathUse
 	// Escalation, when set, says why a call needs a person's approval
 	// whatever the rules (see EscalationFunc).
-	Escalation  EscalationFunc
+	Escalation EscalationFunc
 	// URLParam names the parameter that holds the URL a call fetches:
 	// the guard's rules match it as written and as it will be fetched.
 	URLParam    string
