@@ -351,6 +351,9 @@ func listenUDP(t *testing.T, l escapeLayout) func() bool {
 }
 
 func TestSandboxEscapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the escape suite (three runs of mcode per case) is in the full loop, scripts/test.sh")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("the Linux sandbox")
 	}
@@ -424,6 +427,9 @@ func TestSandboxEscapes(t *testing.T) {
 // sandbox (workspace-write), with the caches of the user running the
 // tests: go test, npm test, python3 -m unittest, cargo test, git commit.
 func TestSandboxToolchains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real toolchains under the sandbox are in the full loop, scripts/test.sh")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("the Linux sandbox")
 	}
