@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcode-dev/mcode/cmd"
 	"github.com/mcode-dev/mcode/internal/mcptest"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -116,6 +117,9 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 		Condition: func(cond string) (bool, error) {
 			if cond == "nobody" {
 				return canRunAsNobody(), nil
+			}
+			if cond == "landlock" { // the Linux sandbox can run here
+				return sandbox.LandlockABI() > 0, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

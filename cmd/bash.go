@@ -60,6 +60,7 @@ exits with the command's own status, 124 when it timed out.`,
 	c.Flags().Bool("background", false, "start as a background task and print its task_id at once")
 	c.Flags().Bool("keep-children", false, "keep processes the command leaves running as a background task instead of killing them")
 	c.Flags().String("cwd", "", "folder to run in, relative to the workspace root")
+	c.Flags().String("sandbox", "", "run under this sandbox `mode` (read-only, workspace-write, danger-full-access); a looser one than sandbox.mode needs a person's approval")
 	c.Flags().Bool("auto-background", true, fmt.Sprintf("turn a command still running after %d s into a background task (--auto-background=false waits)",
 		int(exec.AutoBackgroundAfter.Seconds())))
 	addArgsFlag(c, opts)

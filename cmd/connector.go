@@ -13,6 +13,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/guard/approval"
+	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -115,6 +116,8 @@ func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connec
 		Getenv:    f.Getenv,
 		Version:   version,
 		Now:       f.Now,
+		Spawn: spawn.Settings{Root: root, DataDir: f.HomeDir(), Sandbox: cfg.Sandbox,
+			EnvSanitize: cfg.Bash.EnvSanitize, EnvAllow: cfg.Bash.EnvAllow},
 	}
 	f.closersMu.Lock()
 	f.closers = append(f.closers, conn.Close)

@@ -23,7 +23,8 @@ import (
 func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
 	// With guard.enabled false the rules and the built-in checks allow
 	// everything; code a config the caller can write asks to run still
-	// waits for a person's trust.
+	// waits for a person's trust, and a call that asks for a looser
+	// sandbox still needs a person.
 	g, err := guard.New(cfg.Guard)
 	if err != nil {
 		return configError("", "guard", "%v", err)

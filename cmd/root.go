@@ -74,6 +74,7 @@ var subcommands = []subcommand{
 	{name: "approve", build: NewCmdApprove},
 	{name: "deny", build: NewCmdDeny},
 	{name: "audit", build: NewCmdAudit},
+	{name: "sandbox", build: NewCmdSandbox},
 	{name: "version", build: NewCmdVersion},
 	{name: "man", build: NewCmdMan, wholeTree: true},
 }

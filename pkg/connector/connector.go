@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -28,6 +29,10 @@ type Connector struct {
 	// WardenExe is mcode's executable: stdio servers run below its warden
 	// (WardenArg). Empty starts them directly.
 	WardenExe string
+	// Spawn is how a stdio server runs: the environment policy and the
+	// sandbox (a server's own sandbox section lies over the global one).
+	// Its zero value runs servers in the default sandbox of Root.
+	Spawn spawn.Settings
 
 	// Untrusted are servers that a config the caller can write defines
 	// and no person has trusted yet: never started, listed as such.

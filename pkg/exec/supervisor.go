@@ -19,6 +19,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 
 	"github.com/mcode-dev/mcode/pkg/proctree"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 )
 
 // SupervisorArg is the hidden first argument that makes mcode a task
@@ -65,6 +66,8 @@ type event struct {
 	PID    int     `json:"pid,omitempty"`
 	Error  string  `json:"error,omitempty"`
 	Record *record `json:"record,omitempty"`
+	// Sandbox is what the kernel took of the plan (started).
+	Sandbox *sandbox.Applied `json:"sandbox,omitempty"`
 }
 
 // Supervisor control commands and events.
@@ -151,7 +154,7 @@ func Supervise(args []string, sio SupervisorIO) int {
 		send(event{Event: evFailed, Error: err.Error()})
 		return 1
 	}
-	send(event{Event: evStarted, PID: j.pid})
+	send(event{Event: evStarted, PID: j.pid, Sandbox: j.sandbox})
 
 	var detached, taken atomic.Bool
 	detached.Store(spec.Detached)
@@ -520,6 +523,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 		return nil, startError(rs, err)
 	}
 	rs.result.PID = ev.PID
+	rs.result.Sandbox = rs.sandbox.status(ev.Sandbox)
 	meta := taskMeta{
 		ID: rs.job.ID, Command: rs.job.Command, Cwd: rs.job.Dir, Shell: rs.job.Shell,
 		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.pid,

@@ -102,6 +102,7 @@ func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel, Timeout: DefaultTimeout,
 		Facts:       tool.Facts{Destructive: true, Idempotent: true}, // --out may replace a file
+		Paths:       tool.PathParams(tool.PathParam{Field: "path"}, tool.PathParam{Field: "out", Write: true}),
 		Description: description, Schema: schema,
 		Data: map[string]any{
 			"MaxSourceMiB": MaxSourceBytes >> 20,

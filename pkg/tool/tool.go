@@ -140,6 +140,9 @@ type Spec struct {
 	// Paths names the paths a call touches, for the path policy; nil for
 	// a tool that touches none (PathParams covers the usual case).
 	Paths func(args json.RawMessage) []PathUse
+	// Escalation, when set, says why a call needs a person's approval
+	// whatever the rules (see EscalationFunc).
+	Escalation EscalationFunc
 	// URLParam names the parameter that holds the URL a call fetches:
 	// the guard's rules match it as written and as it will be fetched.
 	URLParam    string
@@ -176,6 +179,7 @@ type Tool struct {
 	outputSchema json.RawMessage
 	params       any // a zero value of the Params type, for Check
 	run          ExecFunc
+	escalation   EscalationFunc
 
 	schemaOnce sync.Once
 	schema     json.RawMessage
@@ -198,9 +202,10 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 	var zero P
 	return &Tool{
 		Name: spec.Name, OtherNames: spec.OtherNames, Mode: spec.Mode, Tier: spec.Tier, Source: Builtin, Timeout: spec.Timeout,
-		Facts:  spec.Facts,
-		spec:   spec,
-		params: zero,
+		Facts:      spec.Facts,
+		spec:       spec,
+		params:     zero,
+		escalation: spec.Escalation,
 		run: func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
 			var p P
 			if err := decodeParams(args, &p); err != nil {
@@ -226,6 +231,8 @@ type External struct {
 	Facts        Facts
 	Timeout      time.Duration
 	Untrusted    *Untrusted
+	// Escalation: see Spec.Escalation.
+	Escalation EscalationFunc
 }
 
 // NewExternal builds a tool from a plain definition. run gets the
@@ -257,7 +264,7 @@ func NewExternal(def External, run ExecFunc) (*Tool, error) {
 	return &Tool{
 		Name: def.Name, Mode: def.Mode, Tier: def.Tier, Source: def.Source, Timeout: def.Timeout, Facts: def.Facts,
 		Untrusted: def.Untrusted,
-		external:  true, outputSchema: bytes.TrimSpace(def.OutputSchema),
+		external:  true, outputSchema: bytes.TrimSpace(def.OutputSchema), escalation: def.Escalation,
 		schema: json.RawMessage(schema), description: strings.TrimSpace(def.Description),
 		run: run,
 	}, nil

@@ -406,7 +406,11 @@ type RestoreResult struct {
 func RestoreTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: RestoreName, Mode: tool.Sequential, Timeout: Timeout,
-		Facts:       tool.Facts{},
+		Facts: tool.Facts{},
+		// Where it restores to: the folder given, or the original path a
+		// target names (an id names none the guard can see; restore checks
+		// the place it writes when it knows it).
+		Paths:       tool.PathParams(tool.PathParam{Field: "to", Write: true}, tool.PathParam{Field: "targets", Write: true}),
 		Description: restoreDescription, Schema: restoreSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RestoreParams) (*tool.Response, error) {
 		can := New(env)
