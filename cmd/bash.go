@@ -28,8 +28,7 @@ exits with the command's own status, 124 when it timed out.`,
   mcode bash - <<'EOF'
   for f in *.go; do wc -l "$f"; done
   EOF`,
-		Args:        oneCommand,
-		Annotations: map[string]string{annotationTool: exec.Name},
+		Args: oneCommand,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 && args[0] == "-" {
 				// bash's own --timeout (it shadows the global one) bounds
@@ -49,7 +48,7 @@ exits with the command's own status, 124 when it timed out.`,
 				}
 				args[0] = strings.TrimSuffix(string(data), "\n")
 			}
-			if err := collectArgs(c, f.IO.In, opts, []string{"command"}, args); err != nil {
+			if err := f.toolArgs(c, opts, args); err != nil {
 				return err
 			}
 			return callTool(c, f, opts, runF)
@@ -57,18 +56,16 @@ exits with the command's own status, 124 when it timed out.`,
 	}
 	secondsFlag(c, "timeout", fmt.Sprintf("time limit in `seconds` (90) or a duration (90s, 2m): default %d, at most %d in the foreground",
 		int(exec.DefaultTimeout.Seconds()), int(exec.MaxTimeout.Seconds())))
-	c.Flags().Bool("background", false, "start as a background task and print its task_id at once")
-	c.Flags().Bool("keep-children", false, "keep processes the command leaves running as a background task instead of killing them")
-	c.Flags().String("cwd", "", "folder to run in, relative to the workspace root")
-	c.Flags().Bool("auto-background", true, fmt.Sprintf("turn a command still running after %d s into a background task (--auto-background=false waits)",
-		int(exec.AutoBackgroundAfter.Seconds())))
-	addArgsFlag(c, opts)
-	// An unknown flag is most often the command's own (mcode bash ls -la).
+	f.toolCommand(c, opts)
+	// An unknown flag is most often the command's own (mcode bash ls -la),
+	// unless it is close to one of bash's.
+	derived := c.FlagErrorFunc()
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		if !strings.HasPrefix(err.Error(), "unknown ") {
-			return err
+		err = derived(c, err)
+		if te := tool.AsError(err); strings.HasPrefix(te.Message, "unknown flag") && !strings.Contains(te.Message, "did you mean") {
+			te.Hint = quoteHint
 		}
-		return &tool.Error{Code: tool.CodeUsage, Message: err.Error(), Hint: quoteHint}
+		return err
 	})
 	return c
 }

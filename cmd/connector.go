@@ -80,7 +80,7 @@ func NewCmdConnector(f *Factory) *cobra.Command {
   echo '{"path":"/tmp"}' | mcode connector call files__list_directory --args -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, callOpts, nil, nil); err != nil {
+			if err := collectArgs(c, f.IO.In, callOpts, nil, false, nil); err != nil {
 				return err
 			}
 			return finish(f, f.connectorCall(c.Context(), args[0], callOpts.JSON()))

@@ -43,6 +43,9 @@ type Factory struct {
 	closersMu sync.Mutex
 	closers   []func() // what the process ends before it exits (parked MCP sessions)
 
+	builtinsOnce sync.Once
+	builtinList  []*tool.Tool // f.Tools(), built once (builtins)
+
 	dispatcherOnce sync.Once
 	dispatcher     *dispatch.Dispatcher
 	dispatcherErr  error

@@ -1,10 +1,7 @@
 package cmd
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/mcode-dev/mcode/pkg/skill"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -115,13 +112,7 @@ func toolUsages(root *cobra.Command) map[string]string {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if n, ok := c.Annotations[annotationTool]; ok {
-			use := strings.TrimSuffix(c.UseLine(), " [flags]")
-			c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
-				if fl.Name != "args" && fl.Name != "help" && !fl.Hidden {
-					use += " [--" + fl.Name + "]"
-				}
-			})
-			out[n] = use
+			out[n] = usageLine(c, false)
 		}
 		for _, sc := range c.Commands() {
 			walk(sc)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,8 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the CLI surface")
@@ -64,26 +61,13 @@ func TestToolsListGolden(t *testing.T) {
 	}
 }
 
-// schemaProperty is what the flag test reads of a schema property.
-type schemaProperty struct {
-	Type    any   `json:"type"`
-	Enum    []any `json:"enum"`
-	Default any   `json:"default"`
-	Items   *struct {
-		Type any `json:"type"`
-	} `json:"items"`
-}
-
-// TestToolCommandFlagsMatchSchemas walks the command tree: every flag of
-// a tool's command fills a schema property of the same name (--foo-bar
-// fills foo_bar) whose JSON type fits the flag's, an enum flag offers
-// the schema's values, and a flag's default is the schema's.
-func TestToolCommandFlagsMatchSchemas(t *testing.T) {
+// TestToolFlagsComeFromTheSchema walks the command tree: every
+// parameter of a tool's schema is a flag of its command in both
+// spellings (--file_path, --file-path), every alias is a flag (or short
+// flag), every flag that fills an argument fills a parameter or an
+// alias, and an enum flag offers the schema's values.
+func TestToolFlagsComeFromTheSchema(t *testing.T) {
 	f, _ := testFactory(t, nil)
-	reg, err := tool.NewRegistry(f.Tools()...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	root := NewCmdRoot(f)
 	var seen []string
 	var walk func(c *cobra.Command)
@@ -95,72 +79,59 @@ func TestToolCommandFlagsMatchSchemas(t *testing.T) {
 		if !ok {
 			return
 		}
-		tl, ok := reg.Lookup(name)
-		if !ok {
+		tl := f.builtin(name)
+		if tl == nil {
 			return // a command that reports under a tool's name without running it
 		}
 		seen = append(seen, name)
-		def, err := tl.Definition()
+		params, err := tl.Params()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s struct {
-			Properties map[string]schemaProperty `json:"properties"`
+		known := map[string]bool{}
+		for _, p := range params {
+			known[p.Name] = true
+			for _, spelling := range []string{p.Name, strings.ReplaceAll(p.Name, "_", "-")} {
+				fl := c.Flags().Lookup(spelling)
+				if fl == nil {
+					t.Errorf("%s: parameter %q has no flag --%s", c.CommandPath(), p.Name, spelling)
+					continue
+				}
+				if key := fl.Annotations[annotationField]; len(key) == 0 || (key[0] != p.Name && tl.Aliases()[key[0]].Param != p.Name) {
+					t.Errorf("%s: --%s fills %v, not %q", c.CommandPath(), spelling, key, p.Name)
+				}
+			}
+			if ev, ok := c.Flags().Lookup(p.Name).Value.(*enumValue); ok && !slices.Equal(ev.allowed[:len(p.Enum)], p.Enum) {
+				t.Errorf("%s --%s offers %v, the schema %v", c.CommandPath(), p.Name, ev.allowed, p.Enum)
+			}
 		}
-		if err := json.Unmarshal(def.InputSchema, &s); err != nil {
-			t.Fatal(err)
+		for a, al := range tl.Aliases() {
+			known[a] = true
+			var fl *pflag.Flag
+			if isShortAlias(a) {
+				fl = c.Flags().ShorthandLookup(a[1:])
+			} else {
+				fl = c.Flags().Lookup(a)
+			}
+			if fl == nil {
+				t.Errorf("%s: alias %q of %s has no flag", c.CommandPath(), a, al.Param)
+				continue
+			}
+			if key := fl.Annotations[annotationField]; len(key) == 0 || (key[0] != a && key[0] != al.Param) {
+				t.Errorf("%s: %s fills %v, not %q", c.CommandPath(), flagForm(a), key, a)
+			}
 		}
 		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
-			if fl.Annotations[annotationNoField] != nil || fl.Name == "help" {
-				return
-			}
-			field := strings.ReplaceAll(fl.Name, "-", "_")
-			p, ok := s.Properties[field]
-			if !ok {
-				t.Errorf("%s: flag --%s fills no schema property %q", c.CommandPath(), fl.Name, field)
-				return
-			}
-			checkFlagType(t, c.CommandPath(), fl, p)
-			if ev, ok := fl.Value.(*enumValue); ok && len(p.Enum) > 0 {
-				var enum []string
-				for _, e := range p.Enum {
-					enum = append(enum, fmt.Sprint(e))
-				}
-				if !slices.Equal(ev.allowed, enum) {
-					t.Errorf("%s --%s offers %v, the schema %v", c.CommandPath(), fl.Name, ev.allowed, enum)
-				}
-			}
-			if p.Default != nil && fl.DefValue != fmt.Sprint(p.Default) {
-				t.Errorf("%s --%s defaults to %q, the schema to %v", c.CommandPath(), fl.Name, fl.DefValue, p.Default)
+			if key := fl.Annotations[annotationField]; len(key) > 0 && !known[key[0]] {
+				t.Errorf("%s: --%s fills %q, which %s does not take", c.CommandPath(), fl.Name, key[0], name)
 			}
 		})
 	}
 	walk(root)
-	for _, want := range []string{"read", "grep", "glob", "write", "edit", "bash"} {
+	for _, want := range []string{"read", "grep", "glob", "write", "edit", "bash", "rm", "trash_restore", "task_output", "render", "extract"} {
 		if !slices.Contains(seen, want) {
 			t.Errorf("no command runs tool %s", want)
 		}
-	}
-}
-
-func checkFlagType(t *testing.T, path string, fl *pflag.Flag, p schemaProperty) {
-	t.Helper()
-	want := map[string]string{
-		"bool": "boolean", "int": "integer", "int64": "integer", "count": "integer",
-		"float64": "number", "string": "string", "stringSlice": "array", "stringArray": "array",
-	}[fl.Value.Type()]
-	if _, ok := fl.Value.(*enumValue); ok {
-		want = "string"
-	}
-	if want == "" {
-		return
-	}
-	types := fmt.Sprint(p.Type)
-	if want == "integer" && strings.Contains(types, "number") {
-		return
-	}
-	if !strings.Contains(types, want) {
-		t.Errorf("%s --%s is a %s flag, the schema says %v", path, fl.Name, fl.Value.Type(), p.Type)
 	}
 }
 

@@ -245,6 +245,7 @@ func fetcher(env *tool.Env, maxSize int64) *Fetcher {
 func VerifyTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: VerifyName, Mode: tool.Parallel, Timeout: VerifyTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: verifyDescription, Schema: verifySchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p VerifyParams) (*tool.Response, error) {
@@ -285,6 +286,7 @@ func fileError(display, abs string, err error) error {
 func FetchTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: FetchName, Mode: tool.Sequential, Timeout: FetchTimeout,
+		Positional:  []string{"url"},
 		Facts:       tool.Facts{Idempotent: true, OpenWorld: true},
 		Description: fetchDescription, Schema: fetchSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p FetchParams) (*tool.Response, error) {
@@ -355,7 +357,9 @@ func placeCopy(src, dest string) error {
 // ExtractTool is artifact_extract.
 func ExtractTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: ExtractName, Mode: tool.Sequential, Timeout: ExtractTimeout,
+		Name:    ExtractName,
+		Aliases: map[string]tool.Alias{"entry": {Param: "entries"}}, Mode: tool.Sequential, Timeout: ExtractTimeout,
+		Positional:  []string{"archive"},
 		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Description: extractDescription, Schema: extractSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ExtractParams) (*tool.Response, error) {

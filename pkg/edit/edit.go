@@ -92,8 +92,10 @@ var limits = map[string]any{
 func EditTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: EditName, Mode: tool.Sequential, Timeout: Timeout,
-		Facts:       tool.Facts{Destructive: true},
-		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}},
+		Positional: []string{"file_path"},
+		Facts:      tool.Facts{Destructive: true},
+		// --old and --new are what people type; path is read's name.
+		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}, "old": {Param: "old_string"}, "new": {Param: "new_string"}},
 		Description: editDescription, Schema: editSchema, Data: limits,
 	}, Run)
 }

@@ -169,8 +169,9 @@ func templateData() map[string]any {
 func Tool(o Options) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential,
-		Facts:   tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
-		Aliases: map[string]tool.Alias{"run_in_background": {Param: "background"}},
+		Positional: []string{"command"},
+		Facts:      tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
+		Aliases:    map[string]tool.Alias{"run_in_background": {Param: "background"}},
 		// No generic deadline: bash enforces its own limits and reports
 		// them (Command timed out after N seconds, exit 124).
 		Timeout:     0,

@@ -99,6 +99,7 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel, Timeout: DefaultTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{Destructive: true, Idempotent: true}, // --out may replace a file
 		Description: description, Schema: schema,
 		Data: map[string]any{

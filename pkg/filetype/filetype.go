@@ -88,6 +88,7 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel, Timeout: Timeout,
+		Positional:  []string{"paths"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: description, Schema: schema,
 		Data: map[string]any{"MaxPaths": MaxPaths, "HeadKiB": HeadBytes >> 10},

@@ -180,6 +180,7 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel, Timeout: DefaultTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Aliases:     map[string]tool.Alias{"file_path": {Param: "path"}},
 		Description: description, Schema: schema,

@@ -81,11 +81,25 @@ func (t *Tool) unknownField(field string, known []string) *Error {
 		known = append(known, name)
 	}
 	slices.Sort(known)
-	hint := fmt.Sprintf("`mcode tools list %s` shows its parameters", t.Name)
-	if near := nearest.Names(field, known, 1); len(near) > 0 && nearest.Distance(strings.ToLower(field), strings.ToLower(near[0])) <= max(2, len(field)/2) {
-		hint = fmt.Sprintf("did you mean %q? ", near[0]) + hint
+	msg := fmt.Sprintf("invalid arguments for %s: unknown field %q", t.Name, field)
+	if near := Nearest(field, known); near != "" {
+		msg += fmt.Sprintf(": did you mean %q?", near)
 	}
-	return &Error{Code: CodeUsage,
-		Message: fmt.Sprintf("invalid arguments for %s: unknown field %q", t.Name, field),
-		Hint:    hint}
+	return &Error{Code: CodeUsage, Message: msg, Hint: t.ParamsLine(), BadArgs: true}
+}
+
+// Nearest is the one of known closest to name, ignoring case and the
+// spelling of separators (file-path is file_path), or "" when none is
+// close enough to be what was meant.
+func Nearest(name string, known []string) string {
+	key := func(s string) string { return strings.ToLower(strings.ReplaceAll(strings.TrimLeft(s, "-"), "-", "_")) }
+	keys := make([]string, len(known))
+	for i, k := range known {
+		keys[i] = key(k)
+	}
+	near := nearest.Names(key(name), keys, 1)
+	if len(near) == 0 || nearest.Distance(key(name), near[0]) > max(2, len(key(name))/2) {
+		return ""
+	}
+	return known[slices.Index(keys, near[0])]
 }

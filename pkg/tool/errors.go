@@ -90,6 +90,10 @@ type Error struct {
 	// Exit overrides the exit status derived from Code (bash passes the
 	// command's own status through).
 	Exit int `json:"-"`
+	// BadArgs marks a usage error of arguments that do not fit the tool's
+	// schema (an unknown, missing or mistyped field): a command line
+	// answers it with the tool's one-line usage.
+	BadArgs bool `json:"-"`
 }
 
 func (e *Error) Error() string {

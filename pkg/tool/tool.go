@@ -132,7 +132,14 @@ type Spec struct {
 	Timeout time.Duration // default per-call limit; 0 means none
 	Facts   Facts
 	// Aliases are other names callers use for parameters (see Alias).
-	Aliases     map[string]Alias
+	// An alias written as a dash and one letter ("-i") is also the short
+	// form of the parameter's flag on the command line.
+	Aliases map[string]Alias
+	// Positional names the parameters a command line gives in order
+	// without a flag (mcode read PATH); the last one takes every further
+	// word when it is a list. The first is the call's main parameter
+	// (guard check TOOL VALUE fills it).
+	Positional  []string
 	Description string
 	Schema      string
 	Data        any
@@ -170,6 +177,14 @@ type Tool struct {
 	descOnce    sync.Once
 	description string
 	descErr     error
+
+	paramsOnce sync.Once
+	paramList  []Param
+	paramsErr  error
+
+	givenOnce sync.Once
+	given     *validator
+	givenErr  error
 }
 
 // New builds a built-in tool whose parameters decode into P.
@@ -372,6 +387,10 @@ func (t *Tool) Validate(args json.RawMessage) error {
 	var u *unknownFieldError
 	if errors.As(err, &u) {
 		return t.unknownField(u.field, u.known)
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		te.BadArgs = true
 	}
 	return err
 }

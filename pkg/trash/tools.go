@@ -92,7 +92,10 @@ type RemoveResult struct {
 // questions: nil when nobody can (then interactive is refused).
 func RmTool(asker func() Asker) *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: RmName, Mode: tool.Sequential, Timeout: Timeout,
+		Name: RmName,
+		// rm's own letters, on the command line and in arguments alike.
+		Aliases: map[string]tool.Alias{"-f": {Param: "force"}, "-r": {Param: "recursive"}, "-R": {Param: "recursive"}, "-d": {Param: "dir"}, "-i": {Param: "interactive"}}, Mode: tool.Sequential, Timeout: Timeout,
+		Positional:  []string{"paths"},
 		Facts:       tool.Facts{Destructive: true},
 		Description: rmDescription, Schema: rmSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RmParams) (*tool.Response, error) {
@@ -117,6 +120,7 @@ func RmTool(asker func() Asker) *tool.Tool {
 func PutTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: PutName, Mode: tool.Sequential, Timeout: Timeout,
+		Positional:  []string{"paths"},
 		Facts:       tool.Facts{Destructive: true},
 		Description: putDescription, Schema: putSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p PutParams) (*tool.Response, error) {
@@ -238,6 +242,7 @@ type ListResult struct {
 func ListTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ListName, Mode: tool.Parallel, Timeout: ListTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: listDescription, Schema: listSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ListParams) (*tool.Response, error) {
@@ -404,6 +409,7 @@ type RestoreResult struct {
 func RestoreTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: RestoreName, Mode: tool.Sequential, Timeout: Timeout,
+		Positional:  []string{"targets"},
 		Facts:       tool.Facts{},
 		Description: restoreDescription, Schema: restoreSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RestoreParams) (*tool.Response, error) {
