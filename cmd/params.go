@@ -118,15 +118,12 @@ func paramFlags(c *cobra.Command, t *tool.Tool) {
 		if filled[p.Name] || fl.Lookup(p.Name) != nil {
 			continue
 		}
-		usage := p.Description
-		if len(also[p.Name]) > 0 {
-			usage += " (also " + strings.Join(also[p.Name], ", ") + ")"
-		}
 		short := shortFor(p.Name, names, aliases, fl)
 		if short != "" {
 			filled["-"+short] = true
 		}
-		addParamFlag(c, p.Name, short, p, nil, usage)
+		others := slices.DeleteFunc(slices.Clone(also[p.Name]), func(a string) bool { return a == "-"+short })
+		addParamFlag(c, p.Name, short, p, nil, p.Description, others)
 		fieldFlag(c, p.Name, p.Name)
 	}
 	for _, a := range names {
@@ -151,7 +148,7 @@ func paramFlags(c *cobra.Command, t *tool.Tool) {
 			extra = append(extra, v)
 		}
 		slices.Sort(extra)
-		addParamFlag(c, name, short, p, extra, fmt.Sprintf("another name for --%s", flagForm(al.Param)[2:]))
+		addParamFlag(c, name, short, p, extra, fmt.Sprintf("another name for --%s", flagForm(al.Param)[2:]), nil)
 		// The flag fills the parameter itself, its value mapped as the
 		// alias says, so that it overrides --args as any flag does.
 		fieldFlag(c, name, al.Param)
@@ -200,17 +197,19 @@ func flagForm(name string) string {
 // JSON value (@FILE, - for stdin) for objects and lists of objects, an
 // enum for a string with allowed values (extra ones for an alias whose
 // values differ), else a string.
-func addParamFlag(c *cobra.Command, name, short string, p tool.Param, extra []string, usage string) {
+func addParamFlag(c *cobra.Command, name, short string, p tool.Param, extra []string, usage string, also []string) {
 	fl := c.Flags()
+	var value pflag.Value
 	switch {
 	case len(p.Enum) > 0:
-		target := new(string)
 		allowed := append(slices.Clone(p.Enum), extra...)
-		fl.VarP(&enumValue{target: target, allowed: allowed}, name, short, usage+": "+strings.Join(allowed, "|"))
+		value = &enumValue{target: new(string), allowed: allowed}
+		usage += ": " + strings.Join(allowed, "|")
 	case p.Allows("boolean") && len(p.Types) == 1:
 		fl.BoolP(name, short, false, usage)
 	case p.Allows("array") && (len(p.ItemTypes) == 0 || slices.Equal(p.ItemTypes, []string{"string"})) && (p.Allows("string") || len(p.ItemTypes) == 1):
-		fl.StringArrayP(name, short, nil, usage+" (repeatable)")
+		usage += " (repeatable)"
+		fl.StringArrayP(name, short, nil, usage)
 	case p.Allows("string"):
 		fl.StringP(name, short, "", usage)
 	case p.Allows("integer") && !p.Allows("number"):
@@ -218,14 +217,19 @@ func addParamFlag(c *cobra.Command, name, short string, p tool.Param, extra []st
 	case p.Allows("number"):
 		fl.Float64P(name, short, 0, usage)
 	default:
-		fl.VarP(&jsonValue{types: p.Types}, name, short, usage+" (JSON, @FILE, or - for stdin)")
+		value = &jsonValue{types: p.Types}
+		usage += " (JSON, @FILE, or - for stdin)"
+	}
+	if value != nil {
+		fl.VarP(value, name, short, usage)
+	}
+	x := fl.Lookup(name)
+	if len(also) > 0 {
+		x.Usage += " (also " + strings.Join(also, ", ") + ")"
 	}
 	if p.Default != nil {
-		if x := fl.Lookup(name); x != nil {
-			def := fmt.Sprint(p.Default)
-			if x.Value.Set(def) == nil {
-				x.DefValue = def
-			}
+		if def := fmt.Sprint(p.Default); def != x.Value.String() && x.Value.Set(def) == nil {
+			x.DefValue = def
 		}
 	}
 }

@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the CLI surface")
@@ -158,4 +163,68 @@ func TestUseLinesStayShort(t *testing.T) {
 		}
 	}
 	walk(NewCmdRoot(f))
+}
+
+// TestAParameterAddedToTheSchemaIsEverywhere adds one property to a
+// tool's schema, and nothing else: it is then a flag in both spellings,
+// in the one-line usage, in tools list, and reaches the tool.
+func TestAParameterAddedToTheSchemaIsEverywhere(t *testing.T) {
+	const base = `{"type": "object", "properties": {
+		"name": {"type": "string", "description": "who to greet"}%s},
+		"required": ["name"], "additionalProperties": false}`
+	const added = `, "shout_twice": {"type": "boolean", "description": "say it twice, loudly"}`
+	for _, withParam := range []bool{false, true} {
+		schema := fmt.Sprintf(base, "")
+		if withParam {
+			schema = fmt.Sprintf(base, added)
+		}
+		probe := tool.New(tool.Spec{Name: "probe", Positional: []string{"name"}, Description: "Greets someone.", Schema: schema},
+			func(ctx context.Context, env *tool.Env, p map[string]any) (*tool.Response, error) {
+				return &tool.Response{Output: "hello", Result: p}, nil
+			})
+		run := func(args ...string) (int, map[string]any) {
+			f, bufs := testFactory(t, nil)
+			f.Tools = func() []*tool.Tool { return append(f.builtinTools(), probe) }
+			root := NewCmdRoot(f)
+			root.AddCommand(subToolCommand(f, nil, "probe", "probe NAME", "Greet someone", ""))
+			root.SetArgs(args)
+			code := 0
+			if err := root.Execute(); err != nil {
+				var ee *exitError
+				if !errors.As(err, &ee) {
+					printEnvelope(f, tool.NewEnvelope("probe", nil, usageError(nil, err)))
+					code = tool.ExitUsage
+				} else {
+					code = ee.code
+				}
+			}
+			var m map[string]any
+			if err := json.Unmarshal(bufs.out.Bytes(), &m); err != nil {
+				t.Fatalf("%v: %v: %q", args, err, bufs.out.String())
+			}
+			return code, m
+		}
+		for _, spelling := range []string{"--shout_twice", "--shout-twice"} {
+			code, m := run("probe", "ada", spelling)
+			if !withParam {
+				if code != tool.ExitUsage || !strings.Contains(fmt.Sprint(m["error"]), "unknown flag "+spelling) {
+					t.Errorf("without the parameter, %s: exit %d %v", spelling, code, m["error"])
+				}
+				continue
+			}
+			if code != 0 || m["result"].(map[string]any)["shout_twice"] != true {
+				t.Errorf("with the parameter, %s: exit %d %v", spelling, code, m)
+			}
+		}
+		code, m := run("probe", "ada", "--shout-twise")
+		hint := fmt.Sprint(m["error"].(map[string]any)["hint"])
+		if code != tool.ExitUsage || strings.Contains(hint, "[--shout-twice]") != withParam {
+			t.Errorf("with the parameter %v, the usage line is %q", withParam, hint)
+		}
+		_, m = run("tools", "list", "probe")
+		listed := strings.Contains(fmt.Sprint(m["result"]), "shout_twice")
+		if listed != withParam {
+			t.Errorf("with the parameter %v, tools list shows it: %v", withParam, listed)
+		}
+	}
 }
