@@ -313,3 +313,26 @@ func TestMCPServeGuard(t *testing.T) {
 		t.Error("the approval ran the call twice")
 	}
 }
+
+// Under mcp serve a bash call moves to the background after 50 s (MCP
+// clients' usual request limit is 60 s), not the command line's 100 s:
+// the plan of a call shows it without waiting that long.
+func TestMCPServeAutoBackgroundsSooner(t *testing.T) {
+	c := mcodeCmd(t, "mcp", "serve")
+	c.Env = append(c.Env, "CI=")
+	cs := connectServe(t, c)
+	for _, tc := range []struct {
+		timeout float64
+		want    string
+	}{{50, "direct_foreground"}, {51, "managed_foreground"}} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash",
+			Arguments: map[string]any{"command": "true", "timeout": tc.timeout}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, _ := res.StructuredContent.(map[string]any)
+		if res.IsError || sc["invocation"] != tc.want {
+			t.Errorf("timeout %v: invocation %v, want %s (isError %v)", tc.timeout, sc["invocation"], tc.want, res.IsError)
+		}
+	}
+}

@@ -21,8 +21,14 @@ func NewCmdBash(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 		Use:   "bash COMMAND [flags]",
 		Short: "Run a shell command with a time limit that stops every process it started",
 		Long: `Run a shell command (bash -c) and print its output, exit code and what happened
-to every process it started. COMMAND - reads the command from stdin. mcode
-exits with the command's own status, 124 when it timed out.`,
+to every process it started. COMMAND - reads the command from stdin.
+
+A command still running after bash.autoBackgroundAfter (` + fmt.Sprint(exec.AutoBackgroundAfter.Seconds()) + ` s from the command
+line, ` + fmt.Sprint(exec.AutoBackgroundServe.Seconds()) + ` s under mcp serve, never under CI) moves to the background.
+
+Exit status: the command's own (1-255, 128+N for signal N; result.exit_code),
+or one of mcode's:
+` + exitTable(),
 		Example: `  mcode bash 'go test ./...' --timeout 5m
   mcode bash 'npm run dev' --background
   mcode bash - <<'EOF'
@@ -79,6 +85,15 @@ func oneCommand(c *cobra.Command, args []string) error {
 	return &tool.Error{Code: tool.CodeUsage,
 		Message: fmt.Sprintf("bash takes the command as one argument, got %d", len(args)),
 		Hint:    quoteHint}
+}
+
+// exitTable is tool.ExitCodes as a help text table.
+func exitTable() string {
+	var b strings.Builder
+	for _, e := range tool.ExitCodes {
+		fmt.Fprintf(&b, "  %-4d %s: %s\n", e.Code, strings.ReplaceAll(e.Meaning, "`", ""), strings.ReplaceAll(e.Next, "`", ""))
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 const quoteHint = "quote the whole command, its flags included: mcode bash 'ls -la | head', or pass - and write it to stdin"

@@ -24,6 +24,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -58,11 +59,23 @@ func addArgsFlag(c *cobra.Command, opts *CallOptions) {
 func (f *Factory) toolArgs(c *cobra.Command, opts *CallOptions, positionals []string) error {
 	var fields []string
 	list := false
-	if t := f.builtin(opts.Tool); t != nil {
+	t := f.builtin(opts.Tool)
+	if t != nil {
 		fields = t.Positional()
 		list = len(fields) > 0 && listParam(t, fields[len(fields)-1])
 	}
-	return collectArgs(c, f.IO.In, opts, fields, list, positionals)
+	if err := collectArgs(c, f.IO.In, opts, fields, list, positionals); err != nil {
+		return err
+	}
+	// One value of a parameter that takes one or a list stays one value,
+	// as it always was (hooks and audit see "path": "a.py").
+	if list {
+		last := fields[len(fields)-1]
+		if v, ok := opts.Args[last].([]string); ok && len(v) == 1 && paramAllows(t, last, "string") {
+			opts.Args[last] = v[0]
+		}
+	}
+	return nil
 }
 
 // pathFields are the parameters whose values name files: a name that is
@@ -328,11 +341,20 @@ func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 // callTool hands a parsed call to runF (command tests pass one to see what
 // the flags became) or runs it.
 func callTool(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOptions) error) error {
+	return callToolThen(c, f, opts, runF, nil)
+}
+
+// callToolThen is callTool with a last look at the envelope before it
+// is printed (edit says what it changed in its input).
+func callToolThen(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOptions) error, then func(*tool.Envelope)) error {
 	if runF != nil {
 		return runF(opts)
 	}
 	env := f.Call(callContext(c.Context()), opts.Tool, opts.JSON())
 	withUsage(c, env)
+	if then != nil {
+		then(env)
+	}
 	return finish(f, env)
 }
 
@@ -461,6 +483,13 @@ func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
 	var live io.Writer
 	if f.IO.OutTTY && f.outputForm() == outputText {
 		live = f.IO.Out
+	}
+	if f.serving && cfg.Bash.AutoBackgroundAfter == exec.AutoBackgroundAfter {
+		// Under MCP clients' usual 60 s request limit, unless the config
+		// asks for another time.
+		served := *cfg
+		served.Bash.AutoBackgroundAfter = exec.AutoBackgroundServe
+		cfg = &served
 	}
 	return &tool.Env{
 		Live:             live,

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -39,6 +41,7 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 			if err := f.toolArgs(c, opts, args); err != nil {
 				return err
 			}
+			fromFile := map[string]string{} // field: the flag whose file gave it
 			for _, s := range []struct{ flag, file, field string }{
 				{"--old-file", oldFile, "old_string"},
 				{"--new-file", newFile, "new_string"},
@@ -51,8 +54,10 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 					return err
 				}
 				opts.Args[s.field] = text
+				fromFile[s.field] = s.flag
 			}
-			return callTool(c, f, opts, runF)
+			notes := dropFileNewline(opts.Args, fromFile)
+			return callToolThen(c, f, opts, runF, func(env *tool.Envelope) { noteEdit(env, notes) })
 		},
 	}
 	fl := c.Flags()
@@ -62,6 +67,47 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 	c.MarkFlagsMutuallyExclusive("old-string", "old", "old-file")
 	c.MarkFlagsMutuallyExclusive("new-string", "new", "new-file")
 	return c
+}
+
+// dropFileNewline drops the final newline a file (a heredoc, an editor)
+// puts after the text of --old-file or --new-file, when the other string
+// has none: old "a" with new "b\n" from a heredoc would add a line.
+func dropFileNewline(args map[string]any, fromFile map[string]string) []string {
+	var notes []string
+	for field, other := range map[string]string{"old_string": "new_string", "new_string": "old_string"} {
+		flag, ok := fromFile[field]
+		text, _ := args[field].(string)
+		counterpart, isText := args[other].(string)
+		if !ok || !isText || !strings.HasSuffix(text, "\n") || strings.HasSuffix(counterpart, "\n") {
+			continue
+		}
+		trimmed := strings.TrimSuffix(text, "\n")
+		trimmed = strings.TrimSuffix(trimmed, "\r")
+		args[field] = trimmed
+		notes = append(notes, fmt.Sprintf("the final newline of %s was dropped, since %s has none", flag, other))
+	}
+	slices.Sort(notes)
+	return notes
+}
+
+// noteEdit says in the result what the command changed in its input.
+func noteEdit(env *tool.Envelope, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	text := strings.Join(notes, "; ")
+	if env.Error != nil {
+		env.Error.Hint = strings.TrimPrefix(env.Error.Hint+" ("+text+")", " ")
+		return
+	}
+	if res, ok := env.Result.(*edit.Result); ok {
+		res.Notes = append(res.Notes, notes...)
+	}
+	if env.Output != nil {
+		first, rest, _ := strings.Cut(*env.Output, "\n")
+		out := first + " (" + text + ")\n" + rest
+		env.Output = &out
+	}
 }
 
 // oneStdin refuses a command line where two sources both read stdin:

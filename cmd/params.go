@@ -273,11 +273,14 @@ func upper(names []string) []string {
 }
 
 // listParam says whether the parameter takes a list.
-func listParam(t *tool.Tool, name string) bool {
+func listParam(t *tool.Tool, name string) bool { return paramAllows(t, name, "array") }
+
+// paramAllows says whether the parameter takes the JSON type.
+func paramAllows(t *tool.Tool, name, typ string) bool {
 	params, _ := t.Params()
 	for _, p := range params {
 		if p.Name == name {
-			return p.Allows("array")
+			return p.Allows(typ)
 		}
 	}
 	return false

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -52,6 +53,20 @@ target.`,
 					return err
 				}
 				opts.Args["content"] = text
+			}
+			if _, given := opts.Args["content"]; !given && opts.ArgsSource != "-" && !f.IO.InTTY {
+				// echo x | mcode write f: stdin gives the content when
+				// nothing else does, as it would to cat > f. Empty stdin
+				// gives none (the call then says content is missing).
+				ctx, cancel := context.WithTimeout(c.Context(), edit.Timeout)
+				defer cancel()
+				text, err := readTextFile(ctx, f.IO.In, "stdin", "-")
+				if err != nil {
+					return err
+				}
+				if text != "" {
+					opts.Args["content"] = text
+				}
 			}
 			return callTool(c, f, opts, runF)
 		},

@@ -106,6 +106,9 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 		if capped {
 			hint = fmt.Sprintf("the output reached its %d KiB cap; %s", MaxOutputBytes/1024, hint)
 		}
+		if len(shown) > 0 {
+			hint = fmt.Sprintf("pages %s of %d; %s", formatPages(shown), r.result.Pages.Total, hint)
+		}
 		resp.Continuation = &tool.Continuation{Hint: hint}
 		resp.Truncated = true
 	}

@@ -11,6 +11,7 @@ package read
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -197,7 +198,49 @@ func Tool() *tool.Tool {
 			"NotebookMaxLines": NotebookOutputMaxLines,
 			"Variants":         strings.Join([]string{VariantAtPrefix, VariantFileURL, VariantNarrowSpace, VariantNFD, VariantCurlyQuotes}, ", "),
 		},
-	}, Run)
+	}, runCall)
+}
+
+// CallParams are the parameters as a caller gives them: Params, with
+// path one file or several.
+type CallParams struct {
+	Path   Paths  `json:"path"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+	Pages  string `json:"pages,omitempty"`
+	Column int    `json:"column,omitempty"`
+}
+
+// Paths is one path, or a list of them.
+type Paths []string
+
+// UnmarshalJSON accepts a string or an array of strings.
+func (p *Paths) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*p = Paths{one}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return err
+	}
+	*p = list
+	return nil
+}
+
+func runCall(ctx context.Context, env *tool.Env, cp CallParams) (*tool.Response, error) {
+	one := func(path string) Params {
+		return Params{Path: path, Offset: cp.Offset, Limit: cp.Limit, Pages: cp.Pages, Column: cp.Column}
+	}
+	if len(cp.Path) > 1 {
+		return runMany(ctx, env, cp.Path, one)
+	}
+	path := ""
+	if len(cp.Path) == 1 {
+		path = cp.Path[0]
+	}
+	return Run(ctx, env, one(path))
 }
 
 // Run reads the file p.Path names.

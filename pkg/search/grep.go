@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -196,6 +198,10 @@ type grepRun struct {
 	found   atomic.Bool
 	workers []grepWorker
 	walk    *walker
+	// searched holds the files searched so far when several paths are
+	// searched as one (nil for one path): a file two of them reach is
+	// searched and counted once.
+	searched *sync.Map
 }
 
 func normalizeGrep(p *GrepParams) error {
@@ -330,8 +336,12 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	// one search: one page, one order, one count.
 	runs := make([]*grepRun, 0, len(targets))
 	complete, found := true, false
+	var searched *sync.Map
+	if len(targets) > 1 {
+		searched = &sync.Map{}
+	}
 	for _, t := range targets {
-		g := &grepRun{p: p, t: t, m: m, globs: globs, types: types, decode: needsDecodedText(p.Pattern)}
+		g := &grepRun{p: p, t: t, m: m, globs: globs, types: types, decode: needsDecodedText(p.Pattern), searched: searched}
 		n := workerCount()
 		if t.isFile {
 			n = 1
@@ -389,6 +399,11 @@ func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 }
 
 func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int64) {
+	if g.searched != nil {
+		if _, again := g.searched.LoadOrStore(filepath.Join(g.t.base, rel), true); again {
+			return
+		}
+	}
 	gw := &g.workers[wk.id]
 	data, buf, info, err := d.readFile(name, wk.fileBuf, maxSize, g.p.Sort == SortModified)
 	wk.fileBuf = buf

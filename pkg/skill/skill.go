@@ -49,21 +49,6 @@ type Data struct {
 	AutoBackground time.Duration
 }
 
-type exitCode struct {
-	Code          int
-	Meaning, Next string
-}
-
-var exitCodes = []exitCode{
-	{tool.ExitOK, "ok", "read `output`"},
-	{tool.ExitFailure, "the tool failed (`error.code` says how)", "follow `error.hint`"},
-	{tool.ExitUsage, "usage: a wrong flag, argument or parameter", "fix the call; `mcode COMMAND --help`"},
-	{tool.ExitApprovalRequired, "approval required", "ask a person (see Approvals)"},
-	{tool.ExitDenied, "denied by a rule, the agent profile or the role", "do it another way"},
-	{tool.ExitTimeout, "timed out", "raise `--timeout`, narrow the call, or run it in the background"},
-	{tool.ExitInterrupted, "interrupted by a signal", "run it again if still needed"},
-}
-
 // Render writes the guide.
 func Render(d Data) (string, error) {
 	tpl, err := page()
@@ -73,8 +58,8 @@ func Render(d Data) (string, error) {
 	return tpl.Execute(struct {
 		Data
 		Name, Description string
-		ExitCodes         []exitCode
-	}{d, Name, description, exitCodes})
+		ExitCodes         []tool.ExitInfo
+	}{d, Name, description, tool.ExitCodes})
 }
 
 // Summary is the first sentence of a tool's description, on one line.
