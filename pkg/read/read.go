@@ -72,6 +72,10 @@ type Params struct {
 	// Column is the 1-based character of the first line (offset) to show
 	// from: the rest of a line cut at MaxLineChars.
 	Column int `json:"column,omitempty"`
+	// IncludeData puts an image's base64 in result.media.data. Without
+	// it the JSON stays small (63 KB of base64 helps no model in a shell);
+	// mcp serve sends the image as image content either way.
+	IncludeData bool `json:"include_data,omitempty"`
 }
 
 // Kinds of file read tells apart.
@@ -155,8 +159,9 @@ type Media struct {
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	Bytes  int    `json:"bytes"`
-	// Data is the base64 of the image sent; null when the model takes no
-	// images (models.capabilities.images is false).
+	// Data is the base64 of the image sent, with include_data; else null
+	// (and always when models.capabilities.images is false). mcp serve
+	// sends the image itself as image content.
 	Data     *string `json:"data"`
 	Original Image   `json:"original"`
 	Resized  bool    `json:"resized"`
@@ -209,6 +214,8 @@ type CallParams struct {
 	Limit  int    `json:"limit,omitempty"`
 	Pages  string `json:"pages,omitempty"`
 	Column int    `json:"column,omitempty"`
+	// IncludeData as in Params.
+	IncludeData bool `json:"include_data,omitempty"`
 }
 
 // Paths is one path, or a list of them.
@@ -231,7 +238,7 @@ func (p *Paths) UnmarshalJSON(b []byte) error {
 
 func runCall(ctx context.Context, env *tool.Env, cp CallParams) (*tool.Response, error) {
 	one := func(path string) Params {
-		return Params{Path: path, Offset: cp.Offset, Limit: cp.Limit, Pages: cp.Pages, Column: cp.Column}
+		return Params{Path: path, Offset: cp.Offset, Limit: cp.Limit, Pages: cp.Pages, Column: cp.Column, IncludeData: cp.IncludeData}
 	}
 	if len(cp.Path) > 1 {
 		return runMany(ctx, env, cp.Path, one)
