@@ -3,6 +3,8 @@ package cmd
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/mcode-dev/mcode/pkg/connector"
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/skill"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -61,7 +63,7 @@ func skillRun(c *cobra.Command, f *Factory, opts *SkillOptions) *tool.Envelope {
 	}
 	usages := toolUsages(c.Root())
 	data := skill.Data{Role: profile.Role, MaxInlineKiB: cfg.ToolResultCompaction.MaxInlineKiB,
-		AutoBackground: cfg.Bash.AutoBackgroundAfter}
+		AutoBackground: cfg.Bash.AutoBackgroundAfter, AutoBackgroundServe: exec.AutoBackgroundServe, MCPConfig: connector.ConfigExample}
 	if profile.Agent != "default" {
 		data.Agent = profile.Agent
 	}

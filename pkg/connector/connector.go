@@ -268,6 +268,21 @@ func toolDef(server string, t *mcp.Tool) (ToolDef, error) {
 		d.Annotations, _ = json.Marshal(t.Annotations)
 	}
 	d.Params = paramNames(d.InputSchema)
+	if raw, ok := t.Meta[tool.AliasesMetaKey]; ok {
+		// A malformed entry is ignored: the schema still judges the call.
+		data, _ := json.Marshal(raw)
+		var aliases map[string]tool.Alias
+		if json.Unmarshal(data, &aliases) == nil {
+			for name, a := range aliases {
+				if a.Param == "" {
+					delete(aliases, name)
+				}
+			}
+			if len(aliases) > 0 {
+				d.Aliases = aliases
+			}
+		}
+	}
 	return d, nil
 }
 

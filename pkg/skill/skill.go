@@ -43,10 +43,14 @@ type Entry struct {
 
 // Data is what the guide is rendered from.
 type Data struct {
-	Agent, Role    string
-	Tools          []Entry
-	MaxInlineKiB   int
-	AutoBackground time.Duration
+	Agent, Role  string
+	Tools        []Entry
+	MaxInlineKiB int
+	// AutoBackground is when a bash call moves to the background from
+	// the command line, AutoBackgroundServe under mcp serve.
+	AutoBackground, AutoBackgroundServe time.Duration
+	// MCPConfig shows how MCP servers are declared in the config.
+	MCPConfig string
 }
 
 // Render writes the guide.
@@ -57,9 +61,12 @@ func Render(d Data) (string, error) {
 	}
 	return tpl.Execute(struct {
 		Data
-		Name, Description string
-		ExitCodes         []tool.ExitInfo
-	}{d, Name, description, tool.ExitCodes})
+		Name, Description    string
+		ExitCodes            []tool.ExitInfo
+		AutoBackgroundS      int
+		AutoBackgroundServeS int
+		ExitBackgrounded     int
+	}{d, Name, description, tool.ExitCodes, int(d.AutoBackground.Seconds()), int(d.AutoBackgroundServe.Seconds()), tool.ExitBackgrounded})
 }
 
 // Summary is the first sentence of a tool's description, on one line.

@@ -17,17 +17,33 @@ import (
 // both are validated by the same schema.
 type Alias struct {
 	// Param is the tool's own parameter the alias stands for.
-	Param string
+	Param string `json:"param"`
 	// Values maps the alias's values onto the parameter's, where they
 	// differ (output_mode files_with_matches is mode files).
-	Values map[string]any
+	Values map[string]any `json:"values,omitempty"`
 }
+
+// AliasesMetaKey is the key of a tool's _meta under which mcp serve
+// publishes its aliases, so that a client (mcode's connector) applies
+// them before it checks a call against the input schema.
+const AliasesMetaKey = "mcode/aliases"
+
+// NoticesMetaKey is the key of a tools/call result's _meta under which
+// mcp serve names the end of the text that is about it rather than part
+// of it (Response.Notices), so that a client that is mcode prints it
+// where a direct call does: on stderr in -o text.
+const NoticesMetaKey = "mcode/notices"
 
 // Normalize rewrites the aliases in args to the tool's own parameter
 // names. Giving both an alias and its parameter, with different values,
 // is a usage error.
 func (t *Tool) Normalize(args json.RawMessage) (json.RawMessage, error) {
-	aliases := t.spec.Aliases
+	return NormalizeArgs(t.Name, t.spec.Aliases, args)
+}
+
+// NormalizeArgs rewrites the aliases of a tool's arguments to the tool's
+// own parameter names (see Tool.Normalize).
+func NormalizeArgs(name string, aliases map[string]Alias, args json.RawMessage) (json.RawMessage, error) {
 	if len(aliases) == 0 || !mentionsAny(args, aliases) {
 		return args, nil
 	}
@@ -36,16 +52,16 @@ func (t *Tool) Normalize(args json.RawMessage) (json.RawMessage, error) {
 		return args, nil // the schema check says what is wrong with it
 	}
 	names := make([]string, 0, len(aliases))
-	for name := range aliases {
-		names = append(names, name)
+	for alias := range aliases {
+		names = append(names, alias)
 	}
 	slices.Sort(names)
-	for _, name := range names {
-		raw, ok := obj[name]
+	for _, alias := range names {
+		raw, ok := obj[alias]
 		if !ok {
 			continue
 		}
-		a := aliases[name]
+		a := aliases[alias]
 		if len(a.Values) > 0 {
 			var s string
 			if json.Unmarshal(raw, &s) == nil {
@@ -56,10 +72,10 @@ func (t *Tool) Normalize(args json.RawMessage) (json.RawMessage, error) {
 		}
 		if prev, ok := obj[a.Param]; ok && !bytes.Equal(bytes.TrimSpace(prev), bytes.TrimSpace(raw)) && string(prev) != "null" {
 			return nil, &Error{Code: CodeUsage,
-				Message: fmt.Sprintf("arguments for %s give both %q and %q, another name for it, with different values", t.Name, a.Param, name),
+				Message: fmt.Sprintf("arguments for %s give both %q and %q, another name for it, with different values", name, a.Param, alias),
 				Hint:    fmt.Sprintf("pass only %q", a.Param)}
 		}
-		delete(obj, name)
+		delete(obj, alias)
 		obj[a.Param] = raw
 	}
 	return json.Marshal(obj)

@@ -225,6 +225,9 @@ type External struct {
 	Source       Source
 	Facts        Facts
 	Timeout      time.Duration
+	// Aliases are other names the tool takes for its parameters, as its
+	// server publishes them (mcode's own tools over mcp serve).
+	Aliases map[string]Alias
 }
 
 // NewExternal builds a tool from a plain definition. run gets the
@@ -255,6 +258,7 @@ func NewExternal(def External, run ExecFunc) (*Tool, error) {
 	}
 	return &Tool{
 		Name: def.Name, Mode: def.Mode, Tier: def.Tier, Source: def.Source, Timeout: def.Timeout, Facts: def.Facts,
+		spec:     Spec{Aliases: def.Aliases},
 		external: true, outputSchema: bytes.TrimSpace(def.OutputSchema),
 		schema: json.RawMessage(schema), description: strings.TrimSpace(def.Description),
 		run: run,
@@ -360,6 +364,9 @@ type Definition struct {
 	Tier         Tier            `json:"tier"`
 	Source       Source          `json:"source"`
 	Facts        Facts           `json:"facts"`
+	// Aliases are the other names the tool takes for its parameters
+	// (shown as MCP _meta, not in mcode's own listing).
+	Aliases map[string]Alias `json:"-"`
 }
 
 // Definition renders the tool's description and schema.
@@ -372,7 +379,7 @@ func (t *Tool) Definition() (Definition, error) {
 	}
 	return Definition{
 		Name: t.Name, Description: t.description, InputSchema: t.schema, OutputSchema: t.outputSchema,
-		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts,
+		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts, Aliases: t.spec.Aliases,
 	}, nil
 }
 

@@ -398,6 +398,10 @@ type Restored struct {
 	// Older counts other entries of the same original path left in the
 	// trash (restore by path takes the newest).
 	Older int `json:"older"`
+	// Inside is the path within the trashed folder Entry that was
+	// restored alone (the rest of the folder stays in the trash); empty
+	// when the whole entry was.
+	Inside string `json:"inside,omitempty"`
 }
 
 // RestoreResult is trash_restore's answer.
@@ -424,6 +428,21 @@ func RestoreTool() *tool.Tool {
 		for _, target := range p.Targets {
 			e, older, terr := Find(entries, target, env.Abs)
 			if terr != nil {
+				// A path inside a trashed folder comes back alone.
+				if folder, rel, ok := FindInside(entries, target, env.Abs); ok {
+					r, err := restoreInside(ctx, can, env, folder, rel, target, p)
+					if err != nil {
+						resp.Output = b.String()
+						return resp, err
+					}
+					res.Restored = append(res.Restored, *r)
+					fmt.Fprintf(&b, "restored %s from trashed folder %s (id %s) to %s; the rest of the folder stays in the trash\n",
+						lineSafe(rel), lineSafe(folder.OriginalPath), lineSafe(folder.ID), lineSafe(r.RestoredTo))
+					if r.Replaced != nil {
+						fmt.Fprintf(&b, "  what was there is in the trash as id %s\n", lineSafe(r.Replaced.ID))
+					}
+					continue
+				}
 				resp.Output = b.String()
 				return resp, terr
 			}
@@ -449,6 +468,42 @@ func RestoreTool() *tool.Tool {
 		resp.Output = b.String()
 		return resp, nil
 	})
+}
+
+// restoreInside restores the file rel of the trashed folder e, to where
+// it was (the folder's original path joined with rel) or into p.To.
+func restoreInside(ctx context.Context, can *Can, env *tool.Env, e *Entry, rel, target string, p RestoreParams) (*Restored, error) {
+	dest := filepath.Join(e.original, filepath.FromSlash(rel))
+	if p.To != "" {
+		dest = filepath.Join(env.Abs(p.To), filepath.Base(filepath.FromSlash(rel)))
+	}
+	replaced, err := can.RestoreInside(ctx, e, rel, dest, p.Force)
+	if errors.Is(err, fs.ErrNotExist) && replaced == nil {
+		return nil, &tool.Error{Code: tool.CodeNotFound,
+			Message: fmt.Sprintf("%s was inside %s, which is in the trash (id %s), but the trashed folder has no %s", lineSafe(target), lineSafe(e.OriginalPath), lineSafe(e.ID), lineSafe(rel)),
+			Hint:    fmt.Sprintf("restore the whole folder with `mcode trash restore %s`, or list it with `mcode bash 'ls -R %s'`", lineSafe(e.ID), fsutil.ShellQuote(e.TrashedPath()))}
+	}
+	if err != nil {
+		return nil, restoreError(e, dest, err)
+	}
+	return &Restored{Target: target, Entry: e, RestoredTo: fsutil.DisplayPath(dest), Replaced: replaced, Inside: rel}, nil
+}
+
+// FindInside finds the newest trashed folder whose original path holds
+// target, and target's path below it (slash-separated).
+func FindInside(entries []*Entry, target string, abs func(string) string) (*Entry, string, bool) {
+	path := filepath.Clean(abs(target))
+	for _, e := range entries { // newest first
+		if e.Kind != "directory" {
+			continue
+		}
+		for _, orig := range []string{e.original, e.OriginalPath} {
+			if rel, err := filepath.Rel(orig, path); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return e, filepath.ToSlash(rel), true
+			}
+		}
+	}
+	return nil, "", false
 }
 
 // countEntries counts entries in words: "1 entry", "3 older entries".
