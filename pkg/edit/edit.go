@@ -102,6 +102,7 @@ func EditTool() *tool.Tool {
 		Facts:      tool.Facts{Destructive: true},
 		// --old and --new are what people type; path is read's name.
 		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}, "old": {Param: "old_string"}, "new": {Param: "new_string"}},
+		Paths:       tool.PathParams(tool.PathParam{Field: "file_path", Write: true}),
 		Description: editDescription, Schema: editSchema, Data: limits,
 	}, Run)
 }

@@ -72,6 +72,7 @@ func WriteTool() *tool.Tool {
 		Positional:  []string{"file_path"},
 		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}},
+		Paths:       tool.PathParams(tool.PathParam{Field: "file_path", Write: true}),
 		Description: writeDescription, Schema: writeSchema, Data: limits,
 	}, Write)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/guard/shell"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // Sources of a decision (dispatch.Decision.Source).
@@ -282,9 +283,9 @@ func (g *Guard) grant(j *Judgement, name, main string) {
 
 // inputs are what a call is judged on.
 type inputs struct {
-	main  string     // the call's main argument (grants match it)
-	texts []unitText // what rules see
-	paths []pathUse  // what the path policy checks
+	main  string         // the call's main argument (grants match it)
+	texts []unitText     // what rules see
+	paths []tool.PathUse // what the path policy checks
 	shell *shell.Analysis
 }
 
@@ -295,29 +296,6 @@ type unitText struct {
 }
 
 func (u unitText) texts() []string { return append([]string{u.show}, u.match...) }
-
-// pathUse is a path a file tool touches, and how.
-type pathUse struct {
-	path  string
-	write bool // writes or deletes
-	link  bool // a deletion acts on the link itself, not where it points
-}
-
-// How the built-in file tools use their paths (render reads source and
-// writes out).
-type pathField struct {
-	field         string
-	write, delete bool
-}
-
-var pathTools = map[string][]pathField{
-	"read":      {{field: "path"}},
-	"write":     {{field: "file_path", write: true}},
-	"edit":      {{field: "file_path", write: true}},
-	"rm":        {{field: "paths", write: true, delete: true}},
-	"trash_put": {{field: "paths", write: true, delete: true}},
-	"render":    {{field: "source"}, {field: "out", write: true}},
-}
 
 func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
 	var args map[string]any
@@ -345,30 +323,17 @@ func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
 		}
 		return in
 	}
-	if fields, ok := pathTools[name]; ok {
-		var all []string
+	if c.Def != nil && c.Def.TouchesPaths() {
 		in := inputs{}
-		for _, pt := range fields {
-			var ps []string
-			switch v := args[pt.field].(type) {
-			case string:
-				ps = []string{v}
-			case []any:
-				for _, x := range v {
-					if s, ok := x.(string); ok {
-						ps = append(ps, s)
-					}
-				}
+		var all []string
+		for _, use := range c.Def.Paths(c.Args) {
+			abs := use.Path
+			if c.Env != nil {
+				abs = c.Env.Abs(use.Path)
 			}
-			for _, p := range ps {
-				abs := p
-				if c.Env != nil {
-					abs = c.Env.Abs(p)
-				}
-				all = append(all, p)
-				in.texts = append(in.texts, unitText{show: p, match: []string{abs}})
-				in.paths = append(in.paths, pathUse{path: p, write: pt.write, link: pt.delete})
-			}
+			all = append(all, use.Path)
+			in.texts = append(in.texts, unitText{show: use.Path, match: []string{abs}})
+			in.paths = append(in.paths, use)
 		}
 		in.main = strings.Join(all, "\n")
 		if len(in.texts) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/sensitive"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // procEnviron says whether p is the environment of a process
@@ -32,27 +33,27 @@ var ownRecords = []string{"approvals", "audit.jsonl"}
 
 // pathPolicy applies guard.paths to one path a file tool touches, after
 // resolving ~, .. and symlinks.
-func (g *Guard) pathPolicy(j *Judgement, name string, p pathUse, c *dispatch.Call) {
+func (g *Guard) pathPolicy(j *Judgement, name string, p tool.PathUse, c *dispatch.Call) {
 	if c.Env == nil {
 		return
 	}
-	abs := c.Env.Abs(p.path)
-	real := Resolve(abs, p.link)
+	abs := c.Env.Abs(p.Path)
+	real := Resolve(abs, p.Delete)
 	isDir := false
 	if fi, err := os.Stat(real); err == nil {
 		isDir = fi.IsDir()
 	}
-	if p.write && c.Env.DataDir != "" {
+	if p.Write && c.Env.DataDir != "" {
 		home := Resolve(c.Env.DataDir, false)
 		for _, own := range ownRecords {
 			if within(real, filepath.Join(home, own)) {
 				raise(j, dispatch.Deny, SourcePath, "built-in: mcode's own records",
-					fmt.Sprintf("%s is part of mcode's %s under MCODE_HOME: no tool may change it", p.path, own))
+					fmt.Sprintf("%s is part of mcode's %s under MCODE_HOME: no tool may change it", p.Path, own))
 				return
 			}
 		}
 	}
-	if p.link { // a deletion
+	if p.Delete { // a deletion
 		root := Resolve(c.Env.Root, false)
 		home := ""
 		if c.Env.UserHome != "" {
@@ -67,13 +68,13 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p pathUse, c *dispatch.Cal
 	if sensitive.MatchPath(filepath.ToSlash(abs), isDir) || sensitive.MatchPath(filepath.ToSlash(real), isDir) ||
 		procEnviron(real) || procEnviron(abs) {
 		how := "reading"
-		if p.write {
+		if p.Write {
 			how = "changing"
 		}
 		raise(j, dispatch.Verdict(g.cfg.Paths.Sensitive), SourcePath, "guard.paths.sensitive: "+g.cfg.Paths.Sensitive,
-			fmt.Sprintf("%s %s, a file that holds secrets (%s)", how, p.path, real))
+			fmt.Sprintf("%s %s, a file that holds secrets (%s)", how, p.Path, real))
 	}
-	if p.write {
+	if p.Write {
 		root := Resolve(c.Env.Root, false)
 		if !within(real, root) {
 			raise(j, dispatch.Verdict(g.cfg.Paths.OutsideRoot), SourcePath, "guard.paths.outsideRoot: "+g.cfg.Paths.OutsideRoot,

@@ -8,13 +8,27 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/edit"
+	"github.com/mcode-dev/mcode/pkg/read"
+	"github.com/mcode-dev/mcode/pkg/render"
 	"github.com/mcode-dev/mcode/pkg/tool"
+	"github.com/mcode-dev/mcode/pkg/trash"
 )
+
+// fileTools are the real tools whose path declarations the path
+// policy reads.
+var fileTools = map[string]*tool.Tool{}
+
+func init() {
+	for _, t := range []*tool.Tool{read.Tool(), edit.WriteTool(), edit.EditTool(), trash.RmTool(nil), trash.PutTool(), render.Tool()} {
+		fileTools[t.Name] = t
+	}
+}
 
 func call(root, name string, args any) *dispatch.Call {
 	data, _ := json.Marshal(args)
 	cfg := config.Defaults()
-	return &dispatch.Call{Request: dispatch.Request{Tool: name, Args: data},
+	return &dispatch.Call{Request: dispatch.Request{Tool: name, Args: data}, Def: fileTools[name],
 		Env: &tool.Env{Root: root, UserHome: filepath.Join(root, "home"), DataDir: filepath.Join(root, "data"), Config: &cfg}}
 }
 

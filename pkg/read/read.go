@@ -189,6 +189,7 @@ func Tool() *tool.Tool {
 		Positional:  []string{"path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Aliases:     map[string]tool.Alias{"file_path": {Param: "path"}},
+		Paths:       tool.PathParams(tool.PathParam{Field: "path"}),
 		Description: description, Schema: schema,
 		Data: map[string]any{
 			"DefaultLimit":     DefaultLimit,

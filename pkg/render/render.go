@@ -99,6 +99,7 @@ func Tool() *tool.Tool {
 		Name: Name, Mode: tool.Sequential, Timeout: Timeout,
 		Positional:  []string{"format", "source"},
 		Facts:       tool.Facts{Destructive: true, Idempotent: true}, // replaces out, with the same bytes each time
+		Paths:       tool.PathParams(tool.PathParam{Field: "source"}, tool.PathParam{Field: "out", Write: true}),
 		Description: description, Schema: schema,
 		Data: limits{MaxSourceMiB, MaxImageMiB, strings.Join(Formats, ", ")},
 	}, Render)

@@ -139,7 +139,10 @@ type Spec struct {
 	// without a flag (mcode read PATH); the last one takes every further
 	// word when it is a list. The first is the call's main parameter
 	// (guard check TOOL VALUE fills it).
-	Positional  []string
+	Positional []string
+	// Paths names the paths a call touches, for the path policy; nil for
+	// a tool that touches none (PathParams covers the usual case).
+	Paths       func(args json.RawMessage) []PathUse
 	Description string
 	Schema      string
 	Data        any

@@ -97,6 +97,7 @@ func RmTool(asker func() Asker) *tool.Tool {
 		Aliases: map[string]tool.Alias{"-f": {Param: "force"}, "-r": {Param: "recursive"}, "-R": {Param: "recursive"}, "-d": {Param: "dir"}, "-i": {Param: "interactive"}}, Mode: tool.Sequential, Timeout: Timeout,
 		Positional:  []string{"paths"},
 		Facts:       tool.Facts{Destructive: true},
+		Paths:       tool.PathParams(tool.PathParam{Field: "paths", Delete: true}),
 		Description: rmDescription, Schema: rmSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RmParams) (*tool.Response, error) {
 		if len(p.Paths) == 0 && !p.Force {
@@ -122,6 +123,7 @@ func PutTool() *tool.Tool {
 		Name: PutName, Mode: tool.Sequential, Timeout: Timeout,
 		Positional:  []string{"paths"},
 		Facts:       tool.Facts{Destructive: true},
+		Paths:       tool.PathParams(tool.PathParam{Field: "paths", Delete: true}),
 		Description: putDescription, Schema: putSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p PutParams) (*tool.Response, error) {
 		return remove(ctx, env, RmOptions{Recursive: true, Dir: true, Prompt: PromptNever}, p.Paths)
