@@ -28,11 +28,51 @@ func TestMain(m *testing.M) {
 		os.Exit(cmd.Main())
 	}
 	testscript.Main(m, map[string]func(){
-		"mcode": func() { os.Exit(cmd.Main()) },
+		"mcode": func() { os.Exit(cmd.MainWith(trustTestFiles)) },
+		// A person at a terminal: runs a program on a pseudo-terminal and
+		// answers its question.
+		"ptyrun": func() { os.Exit(ptyRun()) },
 		// A go-sdk MCP server for the connector scripts (MCPTEST_MODE).
 		"mcptest": func() { code, _ := mcptest.Main(); os.Exit(code) },
 	})
 }
+
+// homeBeside makes the script's home folder, $WORK/home, a link to a
+// folder beside the work folder (with what the script's archive put in
+// it): a real home is never inside the workspace, and a workspace root
+// that holds the home folder is one mcode does not trust.
+func homeBeside(work string) error {
+	home := filepath.Join(work, "home")
+	real := work + ".home"
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(home); err == nil {
+		if err := os.Rename(home, real); err != nil {
+			if err := os.RemoveAll(real); err != nil {
+				return err
+			}
+			if err := os.Rename(home, real); err != nil {
+				return err
+			}
+		}
+	}
+	return os.Symlink(real, home)
+}
+
+// trustTestFiles makes the scripts' own files the person's: the user
+// config folder $WORK/home/.config/mcode and the system file
+// $WORK/etc/mcode/config.yaml (a real process finds them itself, and
+// never from a variable a caller could set).
+func trustTestFiles(f *cmd.Factory) {
+	f.Trusted = cmd.TrustedFiles{System: os.Getenv(testSystemConfigVar), UserDir: os.Getenv(testUserConfigDirVar)}
+}
+
+// Variables of the test binary only: the shipped binary reads neither.
+const (
+	testSystemConfigVar  = "MCODE_TEST_SYSTEM_CONFIG"
+	testUserConfigDirVar = "MCODE_TEST_USER_CONFIG_DIR"
+)
 
 // TestScripts runs the end-to-end scripts in testdata/script against the
 // real CLI.
@@ -59,12 +99,15 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 				"TERM":            "dumb",
 				"TZ":              "UTC",
 				"LC_ALL":          "C.UTF-8",
+				// The person's own config files (trustTestFiles).
+				testUserConfigDirVar: filepath.Join(work, "home", ".config", "mcode"),
+				testSystemConfigVar:  filepath.Join(work, "etc", "mcode", "config.yaml"),
 			} {
 				e.Setenv(k, v)
 			}
 			// A script that fails half-way leaves no background task running.
 			e.Defer(func() { killTasksOf(filepath.Join(work, "mcode-home")) })
-			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
+			return homeBeside(work)
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "nobody" {
@@ -157,7 +200,7 @@ func fileExists(p string) bool {
 
 // checkExitMatchesEnvelope checks every `exits N mcode …` against the
 // contract: stdout is one envelope (unless the text form was asked for)
-// and the exit status is the one its error code asks for (contract.md,
+// and the exit status is the one its error code asks for (docs/contract.md,
 // "Exit codes"; bash passes its command's own status).
 func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int) {
 	if args[0] != "mcode" {
@@ -181,7 +224,7 @@ func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int)
 	if len(args) > 1 && args[1] == "grep" && slices.ContainsFunc(args, func(a string) bool {
 		return a == "-q" || a == "--quiet" || strings.Contains(a, `"quiet"`)
 	}) {
-		return // grep -q prints nothing (contract.md): only its exit status speaks
+		return // grep -q prints nothing (docs/contract.md): only its exit status speaks
 	}
 	lastEnvelope(ts) // one JSON envelope, whatever the outcome
 	if json.Unmarshal([]byte(ts.ReadFile("stdout")), &env) != nil || env.Tool == "bash" {

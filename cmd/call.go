@@ -412,13 +412,16 @@ func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := outsideRoots(toolEnv.Root, cfg.Workspace.Roots, personHomePath); err != nil {
+		return nil, err
+	}
 	limit, err := f.timeout()
 	if err != nil {
 		return nil, err
 	}
 	o := dispatch.Options{
 		Registry: reg, Profile: profile, Env: toolEnv, Timeout: limit,
-		Budget: f.budget(cfg),
+		Budget: f.budget(cfg), PolicyIgnored: f.policyIgnored,
 	}
 	if err := f.guard(cfg, &o); err != nil {
 		return nil, err
@@ -435,21 +438,22 @@ func (f *Factory) approval() string {
 }
 
 // profile builds the caller's agent profile from flags, env and config.
+// --agent and MCODE_AGENT, --role and MCODE_ROLE are the caller's to
+// set, and only ever narrow: when both of a pair are given, the call gets
+// what both allow.
 func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
-	name := cmp.Or(f.Global.Agent, f.Getenv("MCODE_AGENT"), "default")
-	agent, ok := cfg.Agents[strings.ToLower(name)]
-	if !ok && name != "default" {
-		known := make([]string, 0, len(cfg.Agents))
-		for k := range cfg.Agents {
-			known = append(known, k)
-		}
-		slices.Sort(known)
-		return tool.Profile{}, &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("unknown agent %q", name),
-			Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
+	name, agent, err := f.agent(cfg)
+	if err != nil {
+		return tool.Profile{}, err
 	}
-	// The requested role was checked with the global flags.
-	role := tool.NarrowestRole(agent.Role, cmp.Or(f.Global.Role, f.Getenv("MCODE_ROLE")))
+	// The requested roles were checked with the global flags.
+	flagRole, envRole := f.Global.Role, f.Getenv("MCODE_ROLE")
+	role := tool.NarrowestRole(agent.Role, flagRole, envRole)
+	for _, asked := range []struct{ role, from string }{{flagRole, "flag --role"}, {envRole, "environment variable MCODE_ROLE"}} {
+		if asked.role != "" && asked.role != role {
+			f.ignorePolicy("role", asked.from, fmt.Sprintf("role %s is wider than %s, which applies: a role only narrows", asked.role, role))
+		}
+	}
 	return tool.Profile{
 		Agent:      name,
 		Role:       role,
@@ -459,6 +463,49 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
 	}, nil
 }
+
+// agent is the caller's agent, by name, with what it may use. When --agent
+// and MCODE_AGENT name two, the call gets what both allow.
+func (f *Factory) agent(cfg *config.Config) (string, config.Agent, error) {
+	named := func(name string) (config.Agent, error) {
+		agent, ok := cfg.Agents[strings.ToLower(name)]
+		if !ok && name != "default" {
+			known := make([]string, 0, len(cfg.Agents))
+			for k := range cfg.Agents {
+				known = append(known, k)
+			}
+			slices.Sort(known)
+			return agent, &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("unknown agent %q", name),
+				Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
+		}
+		return agent, nil
+	}
+	flagName, envName := f.Global.Agent, f.Getenv("MCODE_AGENT")
+	name := cmp.Or(flagName, envName, "default")
+	agent, err := named(name)
+	if err != nil || flagName == "" || envName == "" || strings.EqualFold(flagName, envName) {
+		return name, agent, err
+	}
+	other, err := named(envName)
+	if err != nil {
+		return name, agent, err
+	}
+	f.ignorePolicy("agent", "flag --agent", fmt.Sprintf("agent %s gets no more than agent %s, which MCODE_AGENT names, allows", flagName, envName))
+	return name, config.IntersectAgents(agent, other), nil
+}
+
+// ignorePolicy records a loosening the caller asked for and did not get.
+func (f *Factory) ignorePolicy(key, layer, why string) {
+	ig := config.Ignored{Key: key, Layer: layer, Why: why}
+	if !slices.Contains(f.policyIgnored, ig) {
+		f.policyIgnored = append(f.policyIgnored, ig)
+	}
+}
+
+// PolicyIgnored are the loosenings of the policy this call asked for and
+// did not get, from every layer (result.policy_ignored).
+func (f *Factory) PolicyIgnored() []config.Ignored { return f.policyIgnored }
 
 // timeout is the --timeout limit, or -1 when it is not given (each tool
 // then has its own; 0 is no limit).

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
+	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -115,11 +117,16 @@ func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connec
 	if err != nil {
 		return nil, err
 	}
-	agent := cfg.Agents[strings.ToLower(profile.Agent)]
+	_, agent, err := f.agent(cfg)
+	if err != nil {
+		return nil, err
+	}
 	exe, _ := f.Executable() // without it, servers start without their warden
+	servers, untrusted := f.trustedServers(cfg, connector.Servers(cfg, agent.McpServers), root)
 	conn := &connector.Connector{
 		WardenExe: exe,
-		Servers:   connector.Servers(cfg, agent.McpServers),
+		Servers:   servers,
+		Untrusted: untrusted,
 		DataDir:   f.HomeDir(),
 		Root:      root,
 		Getenv:    f.Getenv,
@@ -175,4 +182,67 @@ func (f *Factory) connectorCall(ctx context.Context, name string, args json.RawM
 			Hint:    "name an MCP tool as SERVER__TOOL (or SERVER/TOOL); `mcode connector tools` lists them, `mcode call` calls built-in tools"})
 	}
 	return f.Call(ctx, name, args)
+}
+
+// trustedServers splits the servers: those of the person's own config,
+// or whose definition a person trusted, start as usual; the others (a
+// config the caller can write defines them) are never started.
+func (f *Factory) trustedServers(cfg *config.Config, all []connector.Server, root string) ([]connector.Server, []connector.UntrustedServer) {
+	var ok []connector.Server
+	var held []connector.UntrustedServer
+	var store *approval.Store
+	for _, s := range all {
+		if s.Config.Trust != config.TrustUntrusted {
+			ok = append(ok, s)
+			continue
+		}
+		def := s.Config
+		layer := def.Layer
+		def.Trust, def.Layer = "", ""
+		u := tool.NewUntrusted("mcp server", s.Name, layer, root, def)
+		if store == nil {
+			store = f.approvals(cfg)
+		}
+		if store.Trusted(u.Digest) {
+			ok = append(ok, s)
+			continue
+		}
+		held = append(held, connector.UntrustedServer{Server: s, Def: u})
+	}
+	return ok, held
+}
+
+// untrustedServers stands for the tools of the MCP servers no person has
+// trusted yet: a call of SERVER__TOOL finds a stand-in that the guard
+// holds until a person trusts the server's definition; the server never
+// starts before.
+type untrustedServers []connector.UntrustedServer
+
+func (u untrustedServers) Tools(ctx context.Context, env *tool.Env) ([]*tool.Tool, error) {
+	var problems []string
+	for _, s := range u {
+		problems = append(problems, fmt.Sprintf("MCP server %s: untrusted: not started: %s defines it, and no person has trusted this definition (a call of one of its tools asks for it)", s.Name, s.Def.Layer))
+	}
+	return nil, errors.New(strings.Join(problems, "\n"))
+}
+
+func (u untrustedServers) Lookup(ctx context.Context, env *tool.Env, name string) (*tool.Tool, bool, error) {
+	server, _, ok := connector.SplitName(name)
+	if !ok {
+		return nil, false, nil
+	}
+	for _, s := range u {
+		if strings.EqualFold(s.Name, server) {
+			t, err := tool.NewExternal(tool.External{
+				Name: name, Description: "A tool of the MCP server " + s.Name + ", which no person has trusted yet.",
+				Source: tool.Configured, Facts: tool.Facts{OpenWorld: true}, Untrusted: s.Def,
+			}, func(ctx context.Context, env *tool.Env, args json.RawMessage) (*tool.Response, error) {
+				return nil, &tool.Error{Code: tool.CodeApprovalRequired,
+					Message: "the MCP server " + s.Name + " was trusted after this process started",
+					Hint:    "run the same call again: the server starts now"}
+			})
+			return t, true, err
+		}
+	}
+	return nil, false, nil
 }

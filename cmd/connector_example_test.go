@@ -15,7 +15,7 @@ func TestConnectorConfigExampleLoads(t *testing.T) {
 	if err := os.WriteFile(path, []byte(connector.ConfigExample+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(path, true, func(string) string { return "" }, nil)
+	cfg, _, err := loadConfig([]configFile{{layer: "user file", path: path, trusted: true, explicit: true}}, func(string) string { return "" }, nil)
 	if err != nil {
 		t.Fatalf("the example is not a valid config: %v", err)
 	}

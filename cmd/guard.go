@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/config"
@@ -20,14 +21,38 @@ import (
 // With guard.defaultPolicy allow and no rules only the built-in checks
 // (dangerous shell forms, the path policy) can hold a call.
 func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
-	if cfg.Guard.Enabled {
-		g, err := guard.New(cfg.Guard)
-		if err != nil {
-			return configError("", "guard", "%v", err)
-		}
-		o.Guard = &guard.Approver{Guard: g, Store: f.approvals(cfg), Ask: f.approvalAsker()}
+	// With guard.enabled false the rules and the built-in checks allow
+	// everything; code a config the caller can write asks to run still
+	// waits for a person's trust.
+	g, err := guard.New(cfg.Guard)
+	if err != nil {
+		return configError("", "guard", "%v", err)
 	}
-	h, err := hooks.New(cfg.Hooks)
+	store := f.approvals(cfg)
+	approver := &guard.Approver{Guard: g, Store: store, Ask: f.approvalAsker()}
+	o.Guard = approver
+	root, err := f.RootDir()
+	if err != nil {
+		return err
+	}
+	approver.WideRoot = f.wideRoot(root)
+	hookCfg := cfg.Hooks
+	for _, list := range []*[]config.Hook{&hookCfg.BeforeTool, &hookCfg.AfterTool, &hookCfg.OnError} {
+		*list = slices.DeleteFunc(slices.Clone(*list), func(h config.Hook) bool {
+			if h.Trust != config.TrustUntrusted || h.Command == "" {
+				return false
+			}
+			layer := h.Layer
+			h.Trust, h.Layer = "", ""
+			def := tool.NewUntrusted("hook", h.Command, layer, root, h)
+			if store.Trusted(def.Digest) {
+				return false
+			}
+			approver.Hooks = append(approver.Hooks, guard.PendingHook{Def: def, Tool: h.Tool})
+			return true
+		})
+	}
+	h, err := hooks.New(hookCfg)
 	if err != nil {
 		return configError("", "hooks", "%v", err)
 	}
@@ -42,8 +67,12 @@ func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
 	return nil
 }
 
+// approvals is the approvals folder, with the person's key to check
+// their answers by (none yet: nothing was ever approved).
 func (f *Factory) approvals(cfg *config.Config) *approval.Store {
-	return approval.Open(f.HomeDir(), cfg.Guard.ApprovalTTL, f.Now)
+	s := approval.Open(f.HomeDir(), cfg.Guard.ApprovalTTL, f.Now)
+	_, s.KeyDir, _ = f.userConfigDirs() // a damaged key honours nothing; approve says why
+	return s
 }
 
 // approvalAsker asks the person at the terminal, on /dev/tty, when both
@@ -59,7 +88,7 @@ func (f *Factory) approvalAsker() guard.Asker {
 			return false, err
 		}
 		defer tty.Close()
-		fmt.Fprint(tty, "mcode guard: "+question)
+		fmt.Fprint(tty, "mcode guard: "+question+" [y/N] ")
 		answer := make(chan bool, 1)
 		go func() {
 			yes, _ := readYes(bufio.NewReader(tty))

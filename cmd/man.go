@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -30,7 +30,7 @@ func NewCmdMan(f *Factory) *cobra.Command {
   sudo mcode man --dir /usr/local/share/man/man1`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return finish(f, writeManPages(c.Root(), opts))
+			return finish(f, writeManPages(f, c.Root(), opts))
 		},
 	}
 	c.Flags().StringVar(&opts.Dir, "dir", "", "folder to write the pages into (created if missing)")
@@ -38,40 +38,41 @@ func NewCmdMan(f *Factory) *cobra.Command {
 	return c
 }
 
-func writeManPages(root *cobra.Command, opts *ManOptions) *tool.Envelope {
+func writeManPages(f *Factory, root *cobra.Command, opts *ManOptions) *tool.Envelope {
 	const name = "man"
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodePermission,
 			Message: fmt.Sprintf("cannot create %s: %v", opts.Dir, err),
 			Hint:    "give --dir a folder you may write, e.g. ~/.local/share/man/man1"})
 	}
-	var pages []string
-	var walk func(c *cobra.Command) error
-	walk = func(c *cobra.Command) error {
-		if !c.IsAvailableCommand() && c.HasParent() {
-			return nil
-		}
-		path := filepath.Join(opts.Dir, manName(c)+".1")
-		if err := fsutil.WriteFileAtomic(path, []byte(manPage(c)), 0o644); err != nil {
-			return err
-		}
-		pages = append(pages, path)
-		for _, sc := range c.Commands() {
-			if err := walk(sc); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(root); err != nil {
+	paths, err := WriteManPages(root, f.Tools(), opts.Dir)
+	if err != nil {
 		return tool.NewEnvelope(name, nil, fmt.Errorf("writing the man pages: %w", err))
 	}
-	sort.Strings(pages)
 	dir, _ := filepath.Abs(opts.Dir)
 	return tool.NewEnvelope(name, &tool.Response{
-		Output: fmt.Sprintf("Wrote %d man pages to %s; read one with man -l %s\n", len(pages), dir, filepath.Join(dir, "mcode-grep.1")),
-		Result: map[string]any{"dir": dir, "count": len(pages), "pages": pages},
+		Output: fmt.Sprintf("Wrote %d man pages to %s; read one with man -l %s\n", len(paths), dir, filepath.Join(dir, "mcode-grep.1")),
+		Result: map[string]any{"dir": dir, "count": len(paths), "pages": paths},
 	}, nil)
+}
+
+// WriteManPages writes the man page of every command of root, and of
+// every tool no command runs, into dir; it returns their paths, sorted.
+func WriteManPages(root *cobra.Command, tools []*tool.Tool, dir string) ([]string, error) {
+	pages, err := referencePages(root, tools)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range pages {
+		path := filepath.Join(dir, p.Name+".1")
+		if err := fsutil.WriteFileAtomic(path, []byte(p.man()), 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	return paths, nil
 }
 
 // manName is a command's page name: mcode-task-output.
@@ -79,33 +80,45 @@ func manName(c *cobra.Command) string {
 	return strings.ReplaceAll(c.CommandPath(), " ", "-")
 }
 
-// manPage renders one command's help as a roff man page (man(7)).
-func manPage(c *cobra.Command) string {
+// man renders the page as a roff man page (man(7)).
+func (p refPage) man() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, ".TH %q 1 \"\" %q \"mcode manual\"\n", strings.ToUpper(manName(c)), "mcode "+version)
-	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", roff(manName(c)), roff(c.Short))
-	fmt.Fprintf(&b, ".SH SYNOPSIS\n.B %s\n", roff(c.UseLine()))
-	desc := c.Long
+	fmt.Fprintf(&b, ".TH %q 1 \"\" %q \"mcode manual\"\n", strings.ToUpper(p.Name), "mcode "+version)
+	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", roff(p.Name), roff(p.Short))
+	fmt.Fprintf(&b, ".SH SYNOPSIS\n.B %s\n", roff(p.Usage))
+	desc := p.Long
 	if desc == "" {
-		desc = c.Short
+		desc = p.Short
 	}
 	b.WriteString(".SH DESCRIPTION\n")
-	for _, para := range strings.Split(strings.TrimSpace(desc), "\n\n") {
-		fmt.Fprintf(&b, ".PP\n%s\n", roff(para))
+	writeManText(&b, desc)
+	if t := p.Tool; t != nil {
+		b.WriteString(".SH TOOL\n")
+		fmt.Fprintf(&b, ".PP\n%s\n", roff(fmt.Sprintf("Runs the tool %s (also mcode call %s --args JSON, mcode batch, and over mcode mcp serve): %s, %s tier; facts: %s. What the model reads:",
+			t.Name, t.Name, t.Mode, t.Tier, factsWords(t.Facts))))
+		writeManText(&b, t.Description)
+		if len(p.Params) > 0 {
+			b.WriteString(".SH PARAMETERS\n")
+			for _, pa := range p.Params {
+				req := ""
+				if pa.Required {
+					req = ", required"
+				}
+				fmt.Fprintf(&b, ".TP\n\\fB%s\\fP (%s%s)\n%s\n", roff(pa.Name), roff(pa.Type), req, roff(pa.Description))
+			}
+		}
 	}
-	writeManFlags(&b, "OPTIONS", c.NonInheritedFlags())
-	writeManFlags(&b, "GLOBAL OPTIONS", c.InheritedFlags())
-	if c.Example != "" {
-		fmt.Fprintf(&b, ".SH EXAMPLES\n.PP\n.nf\n.RS\n%s\n.RE\n.fi\n", roff(strings.TrimRight(c.Example, "\n")))
+	writeManFlags(&b, "OPTIONS", p.Flags)
+	writeManFlags(&b, "GLOBAL OPTIONS", p.Global)
+	if p.Example != "" {
+		fmt.Fprintf(&b, ".SH EXAMPLES\n.PP\n.nf\n.RS\n%s\n.RE\n.fi\n", roff(p.Example))
 	}
 	var see []string
-	if c.HasParent() {
-		see = append(see, `\fB`+roff(manName(c.Parent()))+`\fP(1)`)
+	if p.Parent != nil {
+		see = append(see, `\fB`+roff(p.Parent.Name)+`\fP(1)`)
 	}
-	for _, sc := range c.Commands() {
-		if sc.IsAvailableCommand() {
-			see = append(see, `\fB`+roff(manName(sc))+`\fP(1)`)
-		}
+	for _, c := range p.Children {
+		see = append(see, `\fB`+roff(c.Name)+`\fP(1)`)
 	}
 	if len(see) > 0 {
 		fmt.Fprintf(&b, ".SH SEE ALSO\n%s\n", strings.Join(see, ", "))
@@ -113,33 +126,56 @@ func manPage(c *cobra.Command) string {
 	return b.String()
 }
 
-func writeManFlags(b *strings.Builder, title string, fs *pflag.FlagSet) {
-	if !fs.HasAvailableFlags() {
+// writeManText writes paragraphs, and "- " list items as bullets; the
+// indentation of wrapped lines is roff's to make.
+func writeManText(b *strings.Builder, text string) {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, " \t")
+	}
+	for _, para := range strings.Split(strings.Join(lines, "\n"), "\n\n") {
+		if !strings.HasPrefix(para, "- ") {
+			fmt.Fprintf(b, ".PP\n%s\n", roff(para))
+			continue
+		}
+		for _, item := range strings.Split(para, "\n- ") {
+			fmt.Fprintf(b, ".IP \\(bu 2\n%s\n", roff(strings.TrimPrefix(item, "- ")))
+		}
+	}
+}
+
+func writeManFlags(b *strings.Builder, title string, flags []refFlag) {
+	if len(flags) == 0 {
 		return
 	}
 	fmt.Fprintf(b, ".SH %s\n", title)
-	fs.VisitAll(func(fl *pflag.Flag) {
-		if fl.Hidden {
-			return
+	for _, fl := range flags {
+		var names []string
+		for _, n := range strings.Split(fl.Names, ", ") {
+			names = append(names, `\fB`+roff(n)+`\fP`)
 		}
-		names := `\fB\-\-` + roff(fl.Name) + `\fP`
-		if fl.Shorthand != "" {
-			names = `\fB\-` + roff(fl.Shorthand) + `\fP, ` + names
-		}
-		usage := fl.Usage
-		if d := fl.DefValue; d != "" && d != "false" && d != "0" && d != "[]" {
-			usage += " (default " + d + ")"
-		}
-		fmt.Fprintf(b, ".TP\n%s\n%s\n", names, roff(usage))
-	})
+		fmt.Fprintf(b, ".TP\n%s\n%s\n", strings.Join(names, ", "), roff(fl.Usage))
+	}
 }
 
 // roff escapes text for a man page: backslashes, hyphens (so they copy
-// as ASCII), and a line that starts with a control character.
+// as ASCII), characters beyond ASCII (as \[uXXXX], so no input encoding
+// need be guessed), and a line that starts with a control character.
 func roff(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\e`)
-	s = strings.ReplaceAll(s, "-", `\-`)
-	lines := strings.Split(s, "\n")
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\e`)
+		case r == '-':
+			b.WriteString(`\-`)
+		case r > unicode.MaxASCII:
+			fmt.Fprintf(&b, `\[u%04X]`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	lines := strings.Split(b.String(), "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
 			lines[i] = `\&` + l

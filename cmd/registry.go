@@ -15,6 +15,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/extract"
 	"github.com/mcode-dev/mcode/pkg/filetype"
+	"github.com/mcode-dev/mcode/pkg/patch"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/render"
 	"github.com/mcode-dev/mcode/pkg/search"
@@ -41,6 +42,7 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		search.GlobTool(),
 		edit.WriteTool(),
 		edit.EditTool(),
+		patch.Tool(),
 		exec.Tool(exec.Options{Shims: rmShim, Environ: f.bashEnviron, Executable: f.Executable}),
 		exec.TaskListTool(), exec.TaskOutputTool(), exec.TaskWaitTool(), exec.TaskStopTool(),
 		trash.RmTool(func() trash.Asker { return f.rmAsker("mcode rm: ") }),
@@ -73,7 +75,8 @@ func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Prov
 		return nil, err
 	}
 	builtin := func(name string) bool { _, ok := reg.Lookup(name); return ok }
-	commands, err := cmdtool.NewProvider(cfg, root, builtin, f.bashEnviron)
+	store := f.approvals(cfg)
+	commands, err := cmdtool.NewProvider(cfg, root, builtin, f.bashEnviron, store.Trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -91,11 +94,15 @@ func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Prov
 	if err != nil {
 		return nil, err
 	}
-	return append(out, &connector.Provider{
+	out = append(out, &connector.Provider{
 		Conn: conn, Search: cfg.McpToolSearch, Model: f.Getenv(connector.ModelVar), Profile: profile,
 		// mcp_invoke's inner call takes the same path as any other.
 		Invoke: f.Call,
-	}), nil
+	})
+	if len(conn.Untrusted) > 0 {
+		out = append(out, untrustedServers(conn.Untrusted))
+	}
+	return out, nil
 }
 
 // bashEnviron is what bash commands inherit: this process's environment,

@@ -28,9 +28,10 @@ type VersionInfo struct {
 // NewCmdVersion builds `mcode version`.
 func NewCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print mcode's version, commit and Go version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print mcode's version, commit and Go version",
+		Example: "  mcode version\n  mcode --version",
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return finish(f, versionEnvelope())
 		},

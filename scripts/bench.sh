@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Side-by-side benchmarks of performance.md: each case times mcode and its
+# Side-by-side benchmarks of docs/performance.md: each case times mcode and its
 # peer in the same run (hyperfine, warm cache, median of RUNS runs) and
 # prints one table of medians, ratios, peak RSS and result counts.
 #   scripts/bench.sh            every case
 #   scripts/bench.sh P1 P8      only those cases
+#   scripts/bench.sh ledger     the start-up ledger: each package's init
+#                               time and heap (LEDGER_RUNS starts, default 20)
 # Env: RUNS (default 10), BENCH_DIR (default a temp dir, removed after),
 # MCODE_BIN (a binary to time instead of one built from this tree).
 set -euo pipefail
@@ -159,8 +161,37 @@ sbench() {
 
 # --- cases --------------------------------------------------------------
 if want P1; then
-  bench P1 "one small call: read a 20-line file" "$MCODE read $small" "cat -n" "cat -n $small"
-  bench P1n "the floor of a Node tool" "$MCODE read $small" "node -e 0" "node -e 0"
+  # The floor binary (scripts/floor): a static cobra + viper program that
+  # reads its config and the file and prints numbered lines as JSON, built
+  # as scripts/build.sh builds mcode. Target: mcode <= 2.5x the floor.
+  floor=$work/floor
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$floor" ./scripts/floor
+  bench P1 "one small call: read a 20-line file" "$MCODE read $small" "floor (cobra+viper)" "$floor read $small" "target <= 2.5x"
+  bench P1c "  the same, beside cat -n (context)" "$MCODE read $small" "cat -n" "cat -n $small"
+  command -v node >/dev/null && bench P1n "  the same, beside node -e 0 (context)" "$MCODE read $small" "node -e 0" "node -e 0"
+fi
+# The start-up ledger: every package's init, the least time of
+# LEDGER_RUNS starts (GODEBUG=inittrace=1) and its heap, largest first,
+# and the totals; the floor binary's totals beside them.
+if want ledger; then
+  ledger_runs=${LEDGER_RUNS:-20}
+  ledger_of() {
+    local i
+    for ((i = 0; i < ledger_runs; i++)); do GODEBUG=inittrace=1 "$@" 2>&1 >/dev/null; done |
+      awk '$1 == "init" { t = $5 + 0; if (!($2 in m) || t < m[$2]) m[$2] = t; heap[$2] = $8; allocs[$2] = $10 }
+        END { for (p in m) printf "%s %.3f %d %d\n", p, m[p], heap[p], allocs[p] }' | sort -k2,2 -g -r
+  }
+  floor=$work/floor
+  [ -x "$floor" ] || CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$floor" ./scripts/floor
+  {
+    echo "| package | init ms (least of $ledger_runs) | heap KiB | allocs |"
+    echo "| --- | ---: | ---: | ---: |"
+    ledger_of "$MCODE" read "$small" | awk '{ printf "| %s | %.3f | %.1f | %d |\n", $1, $2, $3 / 1024, $4; t += $2; h += $3; n++ }
+      END { printf "| **total, %d packages** | **%.2f** | **%.0f** | |\n", n, t, h / 1024 }'
+    ledger_of "$floor" read "$small" | awk '{ t += $2; h += $3; n++ }
+      END { printf "| *floor binary (cobra + viper), %d packages* | *%.2f* | *%.0f* | |\n", n, t, h / 1024 }'
+  } | tee "$work/ledger.md"
+  rows+=("ledger: $(grep -c '^| [a-z]' "$work/ledger.md") packages; $(grep 'total,' "$work/ledger.md")")
 fi
 if want P8; then
   make_huge
@@ -473,6 +504,40 @@ YAML
   else
     echo "P13c skipped: the npm peers are missing (scripts/peers.sh installs them)" >&2
   fi
+fi
+if want P21; then
+  # mcode patch against git apply on the same unified diff, both from a
+  # fresh copy of the files each run (PREPARE), then checked byte for
+  # byte: one 10 MiB Go file with 200 one-line changes spread through it
+  # (200 hunks), and 50 files of net/http with two changes each.
+  p21=$work/p21
+  mkdir -p "$p21/one" "$p21/many/orig"
+  find "$(go env GOROOT)/src" -name '*.go' -print0 | sort -z | xargs -0 cat 2>/dev/null | head -c $((10 << 20)) >"$p21/big.orig" || true
+  awk -v n="$(wc -l <"$p21/big.orig")" 'BEGIN {step = int(n / 201)} NR % step == 0 && c < 200 {print $0 " // P21"; c++; next} {print}' \
+    "$p21/big.orig" >"$p21/big.new"
+  diff -u --label a/big.go --label b/big.go "$p21/big.orig" "$p21/big.new" >"$p21/one.diff" || true
+  i=0
+  for f in $(find "$(go env GOROOT)/src/net/http" -maxdepth 1 -name '*.go' ! -name '*_test.go' | sort | head -50); do
+    cp "$f" "$p21/many/orig/f$i.go"; i=$((i + 1))
+  done
+  cp -r "$p21/many/orig" "$p21/many/new"
+  for f in "$p21"/many/new/*.go; do awk 'NR == 20 || NR == 60 {print $0 " // P21"; next} {print}' "$f" >"$f.t" && mv "$f.t" "$f"; done
+  (cd "$p21/many" && diff -ruN orig new | sed -e 's#^--- orig/\([^\t]*\).*#--- a/\1#' -e 's#^+++ new/\([^\t]*\).*#+++ b/\1#' >../many.diff) || true
+  # same_bytes: apply with mcode and with git apply to fresh copies; diff.
+  same_bytes() {
+    rm -rf "$p21/x" "$p21/y" && cp -r "$1" "$p21/x" && cp -r "$1" "$p21/y"
+    "$MCODE" --root "$p21/x" patch "$2" >/dev/null && git -C "$p21/y" apply "$2" && diff -r "$p21/x" "$p21/y" >/dev/null && echo same || echo DIFFERENT
+  }
+  cp "$p21/big.orig" "$p21/one/big.go"
+  export PREPARE="cp $p21/big.orig $p21/one/big.go"
+  bench P21 "patch: 200 hunks to one 10 MiB file" "$MCODE --root $p21/one patch $p21/one.diff" \
+    "git apply" "git -C $p21/one apply $p21/one.diff" "(bytes: $(same_bytes "$p21/one" "$p21/one.diff"); target <= 2x)"
+  # One command, as hyperfine runs it without a shell (-N).
+  printf 'rm -rf %s/m && cp -r %s/many/orig %s/m\n' "$p21" "$p21" "$p21" >"$p21/reset.sh"
+  export PREPARE="sh $p21/reset.sh"
+  bench P21m "patch: 50 files, 2 hunks each" "$MCODE --root $p21/m patch $p21/many.diff" \
+    "git apply" "git -C $p21/m apply $p21/many.diff" "(bytes: $(same_bytes "$p21/many/orig" "$p21/many.diff"); target <= 2x)"
+  unset PREPARE
 fi
 
 echo >&2

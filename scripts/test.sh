@@ -22,7 +22,9 @@ fi
 echo "== go mod tidy" >&2
 go mod tidy -diff
 echo "== go test -race" >&2
-go test -race -count=1 ./...
+# An explicit limit: the end-to-end package took 582 s under -race on a
+# loaded machine, near go test's default of 10 minutes.
+go test -race -count=1 -timeout "${GO_TEST_TIMEOUT:-30m}" ./...
 echo "== MCP client conformance (core)" >&2
 conformance_log=$(mktemp)
 bash scripts/conformance.sh >"$conformance_log" 2>&1 || { tail -40 "$conformance_log" >&2; exit 1; }

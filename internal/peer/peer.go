@@ -2,19 +2,39 @@
 // ripgrep, fd, trash-cli, GNU time). A missing peer skips the test, or
 // fails it when MCODE_REQUIRE_PEERS=1, as scripts/test.sh and CI set:
 // there the peers are installed and a skip would hide a lost check.
+//
+// The slow peers — LibreOffice, and Node with the npm packages — belong
+// to the full loop (scripts/test.sh): under go test -short a test that
+// needs one skips, whatever is installed, so the developer's loop stays
+// fast.
 package peer
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
+
+// fullLoopOnly are the peers that run in the full loop only.
+var fullLoopOnly = map[string]bool{"soffice": true, "libreoffice": true, "npm": true, "node": true, "npx": true}
+
+// skipInShortLoop skips t under go test -short when it needs a slow peer.
+func skipInShortLoop(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("%s is a peer of the full loop (scripts/test.sh); skipped under -short", what)
+	}
+}
 
 // Require returns the path of the program name, which the Debian package
 // pkg provides, or skips (or fails) t.
 func Require(t testing.TB, name, pkg string) string {
 	t.Helper()
+	if fullLoopOnly[name] {
+		skipInShortLoop(t, name)
+	}
 	p, err := exec.LookPath(name)
 	if err == nil {
 		return p
@@ -30,6 +50,9 @@ func Require(t testing.TB, name, pkg string) string {
 // (a library, a Python module, a font) rather than by a program.
 func RequireFile(t testing.TB, path, pkg string) string {
 	t.Helper()
+	if strings.HasPrefix(pkg, "libreoffice") {
+		skipInShortLoop(t, pkg)
+	}
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
@@ -46,6 +69,7 @@ func RequireFile(t testing.TB, path, pkg string) string {
 // fails) t.
 func NPM(t testing.TB, rel string) string {
 	t.Helper()
+	skipInShortLoop(t, "npm package "+rel)
 	dir := NPMDir()
 	p := filepath.Join(dir, "node_modules", filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err == nil {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
-	"github.com/mcode-dev/mcode/pkg/zstd"
 	"github.com/ulikunitz/xz"
 )
 
@@ -32,10 +31,6 @@ const (
 // Formats are the formats extract reads, for messages and help.
 var Formats = []Format{FormatTar, FormatTarGz, FormatTarXz, FormatTarZst, FormatTarBz2, FormatZip}
 
-// zstdMaxWindow bounds the memory a zstd frame may ask for (zstd -19
-// uses 8 MiB, --long=27 128 MiB).
-const zstdMaxWindow = 128 << 20
-
 // sniffLen is how much of a file DetectFormat reads.
 const sniffLen = 512
 
@@ -46,7 +41,7 @@ func DetectFormat(head []byte) (Format, bool) {
 		return FormatTarGz, true
 	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
 		return FormatTarXz, true
-	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}), zstdSkippable(head):
 		return FormatTarZst, true
 	case bytes.HasPrefix(head, []byte("BZh")):
 		return FormatTarBz2, true
@@ -58,6 +53,14 @@ func DetectFormat(head []byte) (Format, bool) {
 		return FormatTar, true // a v7 tar without the ustar magic
 	}
 	return "", false
+}
+
+// zstdSkippable says whether head starts with a zstd skippable frame
+// (magic 0x184D2A50 to 0x184D2A5F, little-endian), which a zstd stream may
+// begin with (pzstd writes one; any tool may add metadata so): only a
+// zstd stream starts so, and its decoder skips the frame.
+func zstdSkippable(head []byte) bool {
+	return len(head) >= 8 && head[0]&0xf0 == 0x50 && head[1] == 0x2a && head[2] == 0x4d && head[3] == 0x18
 }
 
 // tarChecksumOK checks a tar header block's checksum field.
@@ -95,8 +98,11 @@ func decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
 		z, err := xz.NewReader(r)
 		return z, func() {}, err
 	case FormatTarZst:
-		z := zstd.NewReader(r, zstdMaxWindow)
-		return z, func() { z.Close() }, nil
+		z, err := newZstdReader(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, z.Close, nil
 	case FormatTarBz2:
 		return bzip2.NewReader(r), func() {}, nil
 	}
@@ -143,7 +149,9 @@ func (w *tarWalker) next() (*entry, error) {
 	e := &entry{name: h.Name, linkname: h.Linkname, size: h.Size, mode: fs.FileMode(h.Mode).Perm(), mtime: h.ModTime,
 		open: func() (io.ReadCloser, error) { return io.NopCloser(w.r), nil }}
 	switch h.Typeflag {
-	case tar.TypeReg, tar.TypeRegA, tar.TypeCont:
+	case tar.TypeReg, tar.TypeRegA, tar.TypeCont, tar.TypeGNUSparse:
+		// A GNU sparse file (tar --sparse) reads as its whole data, holes
+		// as zeros; Size is that whole size.
 		e.kind = kindFile
 	case tar.TypeDir:
 		e.kind = kindDir

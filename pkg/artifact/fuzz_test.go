@@ -2,7 +2,9 @@ package artifact
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +20,7 @@ func FuzzExtract(f *testing.F) {
 	t := &testing.T{}
 	f.Add(gz(t, tarBytes(t, pkgMembers()...)))
 	if zw, err := zstd.NewWriter(nil); err == nil {
-		f.Add(zw.EncodeAll(tarBytes(t, pkgMembers()...), nil)) // the tar.zst decoder, pkg/zstd
+		f.Add(zw.EncodeAll(tarBytes(t, pkgMembers()...), nil)) // the tar.zst decoder
 	}
 	f.Add(tarBytes(t, member{name: "a", typ: tar.TypeSymlink, link: "."}, member{name: "b", typ: tar.TypeSymlink, link: "a/.."}))
 	f.Add(tarBytes(t, member{name: "../x", body: "x"}))
@@ -88,5 +90,28 @@ func FuzzParseSpecs(f *testing.F) {
 			t.Fatalf("%q: accepted %+v", s, x)
 		}
 		_, _ = ParseSize(s)
+	})
+}
+
+// FuzzZstdReader: any bytes decode to data or an error, never a panic or
+// a hang (the output is capped here; extract caps it by --max-size).
+func FuzzZstdReader(f *testing.F) {
+	t := &testing.T{}
+	for _, d := range [][]byte{nil, []byte("hello, hello, hello"), zWords(3000, 1), zMixed(20000, 2), zSkewed(2000, 4)} {
+		f.Add(zEnc(t, d))
+		f.Add(zEncStream(t, d, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderCRC(false)))
+	}
+	f.Add(zBlock(2, 4, []byte{0x00, 0x01, 0x00, 0x80}))
+	f.Add(zSkippable(0x184D2A50, []byte("x")))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		z, err := newZstdReader(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		defer z.Close()
+		_, err = io.Copy(io.Discard, io.LimitReader(z, 1<<20))
+		if err != nil && !strings.HasPrefix(err.Error(), "zstd: ") {
+			t.Fatalf("an error without the zstd: prefix: %v", err)
+		}
 	})
 }

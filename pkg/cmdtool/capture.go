@@ -12,7 +12,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
-// Output limits, quoted in README.
+// Output limits, quoted in docs/agent-state.md.
 const (
 	// MaxKeptBytes of stdout are held in memory, enough to parse a JSON
 	// answer; beyond it the stream goes to a spool file.

@@ -1,5 +1,5 @@
-// Package cmdtool turns a team's own programs into tools (seed 004,
-// "工具注册的三条路": scripts wrapped as tools): entries of tools.custom in
+// Package cmdtool turns a team's own programs into tools (scripts wrapped
+// as tools, docs/agent-state.md): entries of tools.custom in
 // the config, and of *.yaml files in tools.dirs, each a name, a
 // description, a JSON Schema and an argv. A call validates its arguments
 // against the schema, runs the argv without a shell in a process group of
@@ -26,7 +26,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// Limits of a command tool, quoted in README.
+// Limits of a command tool, quoted in docs/agent-state.md.
 const (
 	// DefaultTimeout applies when an entry sets none.
 	DefaultTimeout = 120 * time.Second
@@ -46,6 +46,23 @@ type Def struct {
 	// workspace root for the config, the file's folder for tools.dirs.
 	BaseDir string
 	schema  json.RawMessage
+	// trust is set when the declaration comes from a config layer the
+	// caller can write.
+	trust *tool.Untrusted
+}
+
+// untrusted marks the declaration as one a person must trust first,
+// unless trusted says a person did.
+func (d *Def) untrusted(layer, root string, trusted func(digest string) bool) {
+	def := d.CustomTool
+	def.Trust, def.Layer = "", ""
+	u := tool.NewUntrusted("command tool", d.Name, layer, root, struct {
+		config.CustomTool
+		BaseDir string
+	}{def, d.BaseDir})
+	if trusted == nil || !trusted(u.Digest) {
+		d.trust = u
+	}
 }
 
 // fileEntry is an entry of a tools dir file: the config's fields, with
@@ -59,7 +76,7 @@ type fileEntry struct {
 func configError(origin, format string, args ...any) *tool.Error {
 	return &tool.Error{Code: tool.CodeUsage,
 		Message: fmt.Sprintf("command tool %s: ", origin) + fmt.Sprintf(format, args...),
-		Hint:    "fix the entry (README.md, \"Command tools\", lists its fields), or remove it"}
+		Hint:    "fix the entry (docs/agent-state.md, \"Command tools\", lists its fields), or remove it"}
 }
 
 // fieldErrors turns the first of errs into a config error.

@@ -26,8 +26,8 @@ const JobMarkerVar = jobMarkerVar
 // a nested mcode must not act with its parent's approval.
 var authorityVars = []string{"MCODE_APPROVAL"}
 
-// ScrubVars is layer B's exact denylist in scrub mode (seed 001,
-// "子进程环境：两层清洗"): model-provider keys, OTLP exporter headers, cloud
+// ScrubVars is layer B's exact denylist in scrub mode (docs/bash.md,
+// "Environment"): model-provider keys, OTLP exporter headers, cloud
 // credentials and the GitHub Actions OIDC request token. Each name is also
 // removed with its INPUT_ prefix (a GitHub Actions input alias). GH_TOKEN,
 // GITHUB_TOKEN and NPM_TOKEN stay on purpose: people and CI jobs rely on

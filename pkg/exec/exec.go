@@ -59,7 +59,7 @@ const (
 	ExitTimeout = 124
 )
 
-// Invocations: how a call ran (seed 001, "三类调用身份").
+// Invocations: how a call ran (docs/bash.md, result.invocation).
 const (
 	DirectForeground   = "direct_foreground"
 	ManagedForeground  = "managed_foreground"
@@ -277,7 +277,7 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	}
 	if env.Role == tool.RoleExplore {
 		// An explore agent cannot read, wait on or stop tasks, so it may
-		// not start one (seed 000: no background runs without task_output).
+		// not start one (no background run without task_output).
 		if p.Background || p.KeepChildren {
 			return nil, &tool.Error{Code: tool.CodeDenied,
 				Message: "role explore cannot start background tasks: it has no task_output to read them",

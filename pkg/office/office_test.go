@@ -5,77 +5,88 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcode-dev/mcode/internal/peer"
 )
 
-// fixtures makes the documents once per test binary with the real
-// peers: python3-docx and python3-openpyxl (testdata/fixtures.py), pandoc
-// for PPTX, and LibreOffice to convert all three to ODF.
-var (
-	fixturesOnce sync.Once
-	fixturesDir  string
-	fixturesErr  error
-)
+// The office fixtures are committed (testdata/fixtures), so the tests
+// need no peer; they were made by the real peers — python3-docx and
+// python3-openpyxl (testdata/fixtures.py), pandoc for PPTX, LibreOffice
+// to convert all three to ODF — and TestFixturesAreThePeersOutput, in the
+// full loop, makes them again and checks they still read the same
+// (go test ./pkg/office -run Fixtures -update rewrites them).
+const fixtureDir = "testdata/fixtures"
+
+var update = flag.Bool("update", false, "rewrite testdata/fixtures with the peers' output")
+
+// fixtureNames are the committed fixtures, in the order they are made.
+var fixtureNames = []string{"report.docx", "book.xlsx", "deck.pptx", "report.odt", "book.ods", "deck.odp"}
 
 func fixtures(t *testing.T, want ...string) string {
 	t.Helper()
+	for _, w := range append([]string{"report.docx", "book.xlsx", "deck.pptx"}, want...) {
+		if _, err := os.Stat(filepath.Join(fixtureDir, w)); err != nil {
+			t.Fatalf("fixture %s: %v (go test ./pkg/office -run Fixtures -update makes them with the peers)", w, err)
+		}
+	}
+	return fixtureDir
+}
+
+// makeFixtures makes every fixture in dir with the peers.
+func makeFixtures(t *testing.T, dir string) {
+	t.Helper()
+	soffice := peer.Require(t, "soffice", "libreoffice-writer-nogui")
 	py := peer.RequirePython(t, "docx", "python3-docx")
 	peer.RequirePython(t, "openpyxl", "python3-openpyxl")
 	pandoc := peer.Require(t, "pandoc", "pandoc")
-	for _, w := range want {
-		if strings.HasPrefix(filepath.Ext(w), ".od") {
-			peer.Require(t, "soffice", "libreoffice-writer-nogui")
+	run := func(name string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", name, err, out)
 		}
 	}
-	fixturesOnce.Do(func() {
-		soffice, _ := exec.LookPath("soffice")
-		dir, err := os.MkdirTemp("", "mcode-office-")
-		if err != nil {
-			fixturesErr = err
-			return
-		}
-		fixturesDir = dir
-		run := func(name string, args ...string) {
-			if fixturesErr != nil {
-				return
-			}
-			cmd := exec.Command(name, args...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				fixturesErr = errors.New(name + ": " + err.Error() + ": " + string(out))
-			}
-		}
-		run(py, filepath.Join(mustAbs("testdata"), "fixtures.py"), dir)
-		if err := os.WriteFile(filepath.Join(dir, "deck.md"), []byte(deckMD), 0o644); err != nil {
-			fixturesErr = err
-		}
-		run(pandoc, "deck.md", "-o", "deck.pptx")
-		if soffice != "" {
-			profile := "-env:UserInstallation=file://" + filepath.Join(dir, "lo-profile")
-			for _, conv := range [][2]string{{"odt", "report.docx"}, {"ods", "book.xlsx"}, {"odp", "deck.pptx"}} {
-				run(soffice, profile, "--headless", "--convert-to", conv[0], conv[1])
-			}
-		}
-	})
-	if fixturesErr != nil {
-		t.Fatal(fixturesErr)
+	run(py, filepath.Join(mustAbs("testdata"), "fixtures.py"), dir)
+	if err := os.WriteFile(filepath.Join(dir, "deck.md"), []byte(deckMD), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	return fixturesDir
+	run(pandoc, "deck.md", "-o", "deck.pptx")
+	profile := "-env:UserInstallation=file://" + filepath.Join(dir, "lo-profile")
+	for _, conv := range [][2]string{{"odt", "report.docx"}, {"ods", "book.xlsx"}, {"odp", "deck.pptx"}} {
+		run(soffice, profile, "--headless", "--convert-to", conv[0], conv[1])
+	}
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if fixturesDir != "" {
-		os.RemoveAll(fixturesDir)
+// TestFixturesAreThePeersOutput makes the fixtures again with the peers
+// and checks that each reads as the committed one does; with -update it
+// commits the new ones.
+func TestFixturesAreThePeersOutput(t *testing.T) {
+	dir := t.TempDir()
+	makeFixtures(t, dir)
+	for _, name := range fixtureNames {
+		fresh := filepath.Join(dir, name)
+		if *update {
+			data, err := os.ReadFile(fresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(fixtureDir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, want := mustConvert(t, fresh), mustConvert(t, filepath.Join(fixtureDir, name))
+		if got.Markdown(nil) != want.Markdown(nil) {
+			t.Errorf("%s: the peers' output reads differently from the committed fixture now:\n%s\n--- committed:\n%s", name, got.Markdown(nil), want.Markdown(nil))
+		}
 	}
-	os.Exit(code)
 }
 
 func mustAbs(p string) string {
@@ -400,4 +411,36 @@ func FuzzConvert(f *testing.F) {
 			t.Fatal("nil document without an error")
 		}
 	})
+}
+
+// A part refused because the parts before it used up the shared limit
+// says the sizes that add up past it, never "0 MiB".
+func TestTooLargePartSaysTheRealSizes(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("xl/worksheets/sheet2.xml")
+	w.Write(bytes.Repeat([]byte("<row/>"), 100<<10)) // 600 KiB
+	zw.Close()
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pkg{ctx: context.Background(), zr: zr, files: map[string]*zip.File{}, budget: 300 << 10}
+	for _, f := range zr.File {
+		p.files[f.Name] = f
+	}
+	_, err = p.open("xl/worksheets/sheet2.xml")
+	var te *TooLargeError
+	if !errors.As(err, &te) {
+		t.Fatalf("open: %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"600.0 KiB inflated", "255.7 MiB the parts before it inflated", "256 MiB"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "(0 MiB") {
+		t.Errorf("message %q says 0 MiB", msg)
+	}
 }

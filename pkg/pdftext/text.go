@@ -32,7 +32,7 @@ func (d *Doc) PageText(n int) (text string, err error) {
 	if contents.Kind() == pdf.Null {
 		return "", nil
 	}
-	e := newExtractor(false)
+	e := d.newExtractor(false)
 	e.run(contents, pg.resources, 0)
 	return e.b.String(), nil
 }
@@ -89,13 +89,14 @@ func (d *Doc) PageSpans(n int) (page *Page, err error) {
 	if contents.Kind() == pdf.Null {
 		return page, nil
 	}
-	e := newExtractor(true)
+	e := d.newExtractor(true)
 	e.run(contents, pg.resources, 0)
 	page.Spans = e.spans
 	return page, nil
 }
 
 type extractor struct {
+	doc        *Doc
 	b          strings.Builder
 	fonts      map[string]fontInfo // by font dict object, as "id gen" or the resource name
 	enc        *fontDecoder
@@ -162,8 +163,11 @@ func (m matrix) point(x, y float64) (float64, float64) {
 	return x*m[0] + y*m[2] + m[4], x*m[1] + y*m[3] + m[5]
 }
 
-func newExtractor(collect bool) *extractor {
-	return &extractor{fonts: map[string]fontInfo{}, forms: map[objKey]bool{}, collect: collect,
+func (d *Doc) newExtractor(collect bool) *extractor {
+	if d.fonts == nil {
+		d.fonts = map[fontRef]fontInfo{}
+	}
+	return &extractor{doc: d, fonts: map[string]fontInfo{}, forms: map[objKey]bool{}, collect: collect,
 		ctm: identity, tm: identity, tlm: identity, ts: textState{scale: 1}, maxSpans: MaxSpans}
 }
 
@@ -258,6 +262,23 @@ func (e *extractor) show(s string) {
 }
 
 func (e *extractor) font(resources pdf.Value, name string) fontInfo {
+	ref, shared := fontRef{name: name}, false
+	if k, ok := keyOf(resources); ok {
+		ref.resources, shared = k, true
+		if fi, ok := e.doc.fonts[ref]; ok {
+			return fi
+		}
+	}
+	fi := e.lookupFont(resources, name)
+	if shared {
+		e.doc.fonts[ref] = fi
+	}
+	return fi
+}
+
+// lookupFont finds a font by its resource name and makes its decoder and
+// metrics, once per font object in a page.
+func (e *extractor) lookupFont(resources pdf.Value, name string) fontInfo {
 	f := resources.Key("Font").Key(name)
 	cacheKey := "name:" + name
 	if k, ok := keyOf(f); ok {
@@ -268,10 +289,9 @@ func (e *extractor) font(resources pdf.Value, name string) fontInfo {
 	}
 	var fi fontInfo
 	if f.Kind() == pdf.Dict {
-		fi.dec = newFontDecoder(f)
-		if e.collect {
-			fi.metrics = newFontMetrics(f)
-		}
+		// The metrics come too, for PageText as for PageSpans: the font
+		// is kept for the whole document.
+		fi.dec, fi.metrics = newFontDecoder(f), newFontMetrics(f)
 	}
 	e.fonts[cacheKey] = fi
 	return fi

@@ -39,7 +39,7 @@ type candidate struct {
 }
 
 // pathCandidates lists the spellings to try, literal first, then the
-// fallbacks in the order of tools.md: a leading @, a file:// URL, then on
+// fallbacks in the order of docs/documents.md ("result", variant): a leading @, a file:// URL, then on
 // each of those a narrow no-break space before AM/PM, the NFD form, curly
 // quotes, and NFD with curly quotes. Duplicates are dropped.
 func pathCandidates(p string) []candidate {

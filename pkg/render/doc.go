@@ -3,12 +3,20 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/yuin/goldmark"
+	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/mcode-dev/mcode/pkg/markdown"
 )
 
 // The document model every format renders from: the Markdown tree reduced to
@@ -148,19 +156,132 @@ func splitFrontMatter(src []byte) (meta map[string]any, body []byte, err error) 
 	return nil, src, nil // no closing line: a thematic break, not front matter
 }
 
-// Parse reads Markdown into the document model.
+// Parse reads Markdown into the document model: CommonMark with GitHub's
+// tables, task lists, strikethrough and bare links (goldmark and its GFM
+// extensions).
 func Parse(src []byte) (*Doc, error) {
 	meta, body, err := splitFrontMatter(src)
 	if err != nil {
 		return nil, err
 	}
-	var c converter
-	d := &Doc{Meta: meta, Blocks: c.blocks(markdown.Parse(body))}
+	body = capNesting(normalizeInput(body))
+	c := converter{src: body}
+	d := &Doc{Meta: meta, Blocks: c.blocks(markdownParser().Parse(text.NewReader(body)), 0)}
 	d.Warnings = c.warnings
 	return d, nil
 }
 
+// markdownParser is built on first use: no work at init.
+var markdownParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
+})
+
+// normalizeInput makes every line ending \n and replaces NUL with U+FFFD,
+// as CommonMark reads its input (goldmark leaves both to its renderer).
+func normalizeInput(b []byte) []byte {
+	if bytes.IndexByte(b, '\r') >= 0 {
+		b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+		b = bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		b = bytes.ReplaceAll(b, []byte{0}, []byte("\uFFFD"))
+	}
+	return b
+}
+
+// MaxDepth is how deep block quotes and lists nest in the document model:
+// the blocks of a deeper one join the level above, so that every writer's
+// recursion stays shallow whatever the source.
+const MaxDepth = 64
+
+// capNesting makes the container markers a line opens past MaxDepth
+// text, with a backslash before the first of them: goldmark's time grows
+// with the square of the containers one line opens ("> > > …" or
+// "- - - …" thousands deep), and no document nests so deep. A thematic
+// break ("- - - …") is left alone.
+func capNesting(b []byte) []byte {
+	var out []byte // nil until a line needs a change
+	copied := 0    // b[:copied] is in out
+	for off := 0; off < len(b); {
+		end := bytes.IndexByte(b[off:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += off
+		}
+		if at := pastMaxDepth(b[off:end]); at >= 0 {
+			out = append(append(out, b[copied:off+at]...), '\\')
+			copied = off + at
+		}
+		off = end + 1
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[copied:]...)
+}
+
+// pastMaxDepth is the offset of the first container marker of a line
+// past MaxDepth (a block quote's >, a list item's -, *, + or N. or N),
+// where the backslash goes), or -1.
+func pastMaxDepth(line []byte) int {
+	blank := func(i int) bool { return i < len(line) && (line[i] == ' ' || line[i] == '\t') }
+	depth := 0
+	for i := 0; i < len(line); {
+		for blank(i) {
+			i++
+		}
+		if i == len(line) {
+			return -1
+		}
+		at := i
+		switch c := line[i]; {
+		case c == '>':
+			i++
+		case (c == '-' || c == '*' || c == '+') && blank(i+1):
+			i += 2
+		case '0' <= c && c <= '9':
+			k := i
+			for k < len(line) && k-i < 9 && '0' <= line[k] && line[k] <= '9' {
+				k++
+			}
+			if k >= len(line) || (line[k] != '.' && line[k] != ')') || !blank(k+1) {
+				return -1
+			}
+			at, i = k, k+2
+		default:
+			return -1
+		}
+		if depth++; depth > MaxDepth {
+			if isThematicBreak(line) {
+				return -1
+			}
+			return at
+		}
+	}
+	return -1
+}
+
+// isThematicBreak: three or more of one of - * _, and blanks.
+func isThematicBreak(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t")
+	if len(t) == 0 || (t[0] != '-' && t[0] != '*' && t[0] != '_') {
+		return false
+	}
+	n := 0
+	for _, c := range t {
+		switch {
+		case c == t[0]:
+			n++
+		case c != ' ' && c != '\t':
+			return false
+		}
+	}
+	return n >= 3
+}
+
 type converter struct {
+	src      []byte
 	warnings []string
 	html     int
 }
@@ -180,31 +301,52 @@ func clip(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-func (c *converter) blocks(parent *markdown.Node) []Block {
+func (c *converter) blocks(parent gast.Node, depth int) []Block {
 	var out []Block
-	for n := parent.FirstChild; n != nil; n = n.Next {
-		out = append(out, c.block(n)...)
+	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		out = append(out, c.block(n, depth)...)
 	}
 	return out
 }
 
-func (c *converter) block(n *markdown.Node) []Block {
-	switch n.Kind {
-	case markdown.Heading:
+func (c *converter) lines(n gast.Node) string {
+	var b strings.Builder
+	ls := n.Lines()
+	for i := 0; i < ls.Len(); i++ {
+		seg := ls.At(i)
+		b.Write(seg.Value(c.src))
+	}
+	return b.String()
+}
+
+func (c *converter) block(n gast.Node, depth int) []Block {
+	switch n := n.(type) {
+	case *gast.Heading:
 		return []Block{{Kind: Heading, Level: n.Level, Runs: c.inlines(n)}}
-	case markdown.Paragraph:
+	case *gast.Paragraph, *gast.TextBlock:
 		return c.paragraph(n)
-	case markdown.ThematicBreak:
+	case *gast.ThematicBreak:
 		return []Block{{Kind: Rule}}
-	case markdown.CodeBlock:
-		lang, _, _ := strings.Cut(n.Info, " ")
-		return []Block{{Kind: Code, Code: strings.TrimSuffix(n.Literal, "\n"), Lang: lang}}
-	case markdown.BlockQuote:
-		return []Block{{Kind: Quote, Children: c.blocks(n)}}
-	case markdown.List:
-		b := Block{Kind: List, Ordered: n.Ordered, Start: n.Start}
-		for it := n.FirstChild; it != nil; it = it.Next {
-			item := Item{Blocks: c.blocks(it)}
+	case *gast.FencedCodeBlock:
+		return []Block{{Kind: Code, Code: strings.TrimSuffix(c.lines(n), "\n"), Lang: unescape(n.Language(c.src))}}
+	case *gast.CodeBlock:
+		return []Block{{Kind: Code, Code: strings.TrimSuffix(c.lines(n), "\n")}}
+	case *gast.Blockquote:
+		if depth >= MaxDepth {
+			return c.blocks(n, depth)
+		}
+		return []Block{{Kind: Quote, Children: c.blocks(n, depth+1)}}
+	case *gast.List:
+		if depth >= MaxDepth {
+			var out []Block
+			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+				out = append(out, c.blocks(it, depth)...)
+			}
+			return out
+		}
+		b := Block{Kind: List, Ordered: n.IsOrdered(), Start: n.Start}
+		for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+			item := Item{Blocks: c.blocks(it, depth+1)}
 			if len(item.Blocks) > 0 && len(item.Blocks[0].Runs) > 0 && item.Blocks[0].Runs[0].Task != nil {
 				item.Task = item.Blocks[0].Runs[0].Task
 				item.Blocks[0].Runs = trimLeadingSpace(item.Blocks[0].Runs[1:])
@@ -212,14 +354,23 @@ func (c *converter) block(n *markdown.Node) []Block {
 			b.Items = append(b.Items, item)
 		}
 		return []Block{b}
-	case markdown.HTMLBlock:
-		if n.HTMLType == 2 {
-			return []Block{{Kind: Comment, Code: commentText(n.Literal)}}
+	case *gast.HTMLBlock:
+		raw := c.lines(n)
+		if n.HasClosure() {
+			raw += string(n.ClosureLine.Value(c.src))
 		}
-		c.warnHTML(n.Literal)
+		if n.HTMLBlockType == gast.HTMLBlockType2 {
+			return []Block{{Kind: Comment, Code: commentText(raw)}}
+		}
+		c.warnHTML(raw)
 		return nil
-	case markdown.Table:
+	case *east.Table:
 		return []Block{c.table(n)}
+	case *gast.LinkReferenceDefinition:
+		return nil
+	}
+	if n.Type() == gast.TypeBlock {
+		return c.blocks(n, depth)
 	}
 	return nil
 }
@@ -241,7 +392,7 @@ func commentText(raw string) string {
 // paragraph turns a paragraph into blocks: its text, and each image it
 // holds as a picture block of its own after it (office formats place
 // pictures between paragraphs).
-func (c *converter) paragraph(n *markdown.Node) []Block {
+func (c *converter) paragraph(n gast.Node) []Block {
 	runs := c.inlines(n)
 	var text []Run
 	var pics []Block
@@ -264,59 +415,74 @@ type style struct {
 	link                       string
 }
 
-func (c *converter) inlines(n *markdown.Node) []Run {
+func (c *converter) inlines(n gast.Node) []Run {
 	var runs []Run
 	c.inline(n, style{}, &runs)
 	return mergeRuns(runs)
 }
 
-func (c *converter) inline(parent *markdown.Node, st style, out *[]Run) {
+func (c *converter) inline(parent gast.Node, st style, out *[]Run) {
 	add := func(s string, st style) {
 		if s != "" {
 			*out = append(*out, Run{Text: s, Bold: st.bold, Italic: st.italic, Mono: st.mono, Strike: st.strike, Link: st.link})
 		}
 	}
-	for n := parent.FirstChild; n != nil; n = n.Next {
+	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
 		s := st
-		switch n.Kind {
-		case markdown.Text:
-			if st.link != "" {
-				add(n.Literal, st)
-				continue
+		switch n := n.(type) {
+		case *gast.Text:
+			v := n.Value(c.src)
+			if st.mono {
+				// CommonMark: a line ending in a code span is a space.
+				add(strings.ReplaceAll(string(v), "\n", " "), st)
+			} else {
+				add(unescape(v), st)
 			}
-			for _, part := range linkify(n.Literal) {
-				s.link = part.link
-				add(part.text, s)
+			if n.HardLineBreak() {
+				*out = append(*out, Run{Break: true})
+			} else if n.SoftLineBreak() {
+				add(" ", st)
 			}
-		case markdown.SoftBreak:
-			add(" ", st)
-		case markdown.HardBreak:
-			*out = append(*out, Run{Break: true})
-		case markdown.CodeSpan:
+		case *gast.String:
+			if st.mono || n.IsRaw() {
+				add(string(n.Value), st)
+			} else {
+				add(unescape(n.Value), st)
+			}
+		case *gast.CodeSpan:
 			s.mono = true
-			add(n.Literal, s)
-		case markdown.Emph:
-			s.italic = true
 			c.inline(n, s, out)
-		case markdown.Strong:
-			s.bold = true
+		case *gast.Emphasis:
+			if n.Level >= 2 {
+				s.bold = true
+			} else {
+				s.italic = true
+			}
 			c.inline(n, s, out)
-		case markdown.Strike:
+		case *east.Strikethrough:
 			s.strike = true
 			c.inline(n, s, out)
-		case markdown.Link:
-			s.link = n.Dest
-			if n.AutoLink {
-				// An autolink's label keeps only bold and italic, as it did.
-				s = style{bold: st.bold, italic: st.italic, link: n.Dest}
-			}
+		case *gast.Link:
+			s.link = unescape(n.Destination)
 			c.inline(n, s, out)
-		case markdown.Image:
+		case *gast.AutoLink:
+			link := string(n.URL(c.src))
+			if n.AutoLinkType == gast.AutoLinkEmail && !strings.HasPrefix(strings.ToLower(link), "mailto:") {
+				link = "mailto:" + link
+			}
+			s.link = link
+			add(string(n.Label(c.src)), s)
+		case *gast.Image:
 			var alt []Run
 			c.inline(n, style{}, &alt)
-			*out = append(*out, Run{Image: &Image{Src: n.Dest, Alt: PlainText(alt)}})
-		case markdown.RawHTML:
-			raw := n.Literal
+			*out = append(*out, Run{Image: &Image{Src: unescape(n.Destination), Alt: PlainText(alt)}})
+		case *gast.RawHTML:
+			var b strings.Builder
+			for i := 0; i < n.Segments.Len(); i++ {
+				seg := n.Segments.At(i)
+				b.Write(seg.Value(c.src))
+			}
+			raw := b.String()
 			switch {
 			case strings.HasPrefix(raw, "<!--"):
 			case strings.EqualFold(raw, "<br>") || strings.EqualFold(raw, "<br/>") || strings.EqualFold(raw, "<br />"):
@@ -324,21 +490,98 @@ func (c *converter) inline(parent *markdown.Node, st style, out *[]Run) {
 			default:
 				c.warnHTML(raw)
 			}
-		case markdown.Task:
-			checked := n.Checked
+		case *east.TaskCheckBox:
+			checked := n.IsChecked
 			*out = append(*out, Run{Task: &checked})
+		default:
+			c.inline(n, st, out)
 		}
 	}
+}
+
+// unescape resolves what CommonMark resolves in text and destinations, in
+// one pass: a backslash before ASCII punctuation, and entity and numeric
+// character references (so "\&amp;" stays "&amp;", and "&#x26;amp;" is
+// "&amp;").
+func unescape(b []byte) string {
+	if bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b, '&') < 0 {
+		return string(b)
+	}
+	var out strings.Builder
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '\\' && i+1 < len(b) && util.IsPunct(b[i+1]):
+			out.WriteByte(b[i+1])
+			i++
+		case c == '&':
+			if n, s := reference(b[i:]); n > 0 {
+				out.WriteString(s)
+				i += n - 1
+				continue
+			}
+			out.WriteByte(c)
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return out.String()
+}
+
+// reference reads a character reference at the start of b: &name;, &#N;
+// (1–7 digits) or &#xH; (1–6 hex digits); it returns its length and text,
+// or 0.
+func reference(b []byte) (int, string) {
+	end := bytes.IndexByte(b[:min(len(b), 34)], ';')
+	if end < 2 {
+		return 0, ""
+	}
+	body := string(b[1:end])
+	if body[0] != '#' {
+		for _, r := range body {
+			if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+				return 0, ""
+			}
+		}
+		if e, ok := util.LookUpHTML5EntityByName(body); ok {
+			return end + 1, string(e.Characters)
+		}
+		return 0, ""
+	}
+	digits, base, maxLen := body[1:], 10, 7
+	if len(digits) > 0 && (digits[0] == 'x' || digits[0] == 'X') {
+		digits, base, maxLen = digits[1:], 16, 6
+	}
+	if len(digits) == 0 || len(digits) > maxLen {
+		return 0, ""
+	}
+	v, err := strconv.ParseUint(digits, base, 32)
+	if err != nil {
+		return 0, ""
+	}
+	r := rune(v)
+	if r == 0 || !utf8.ValidRune(r) {
+		r = utf8.RuneError
+	}
+	return end + 1, string(r)
 }
 
 // mergeRuns joins neighbours of one style, so that writers emit one run
 // where the parser had several text nodes.
 func mergeRuns(runs []Run) []Run {
 	var out []Run
-	for _, r := range runs {
-		if k := len(out) - 1; k >= 0 && plainRun(r) && plainRun(out[k]) && sameStyle(out[k], r) {
-			out[k].Text += r.Text
-			continue
+	for i := 0; i < len(runs); i++ {
+		r := runs[i]
+		k := i + 1
+		for k < len(runs) && plainRun(r) && plainRun(runs[k]) && sameStyle(r, runs[k]) {
+			k++
+		}
+		if k > i+1 {
+			var b strings.Builder
+			for _, m := range runs[i:k] {
+				b.WriteString(m.Text)
+			}
+			r.Text = b.String()
+			i = k - 1
 		}
 		out = append(out, r)
 	}
@@ -351,79 +594,23 @@ func sameStyle(a, b Run) bool {
 	return a.Bold == b.Bold && a.Italic == b.Italic && a.Mono == b.Mono && a.Strike == b.Strike && a.Link == b.Link
 }
 
-var alignNames = [...]string{markdown.AlignNone: "", markdown.AlignLeft: "left", markdown.AlignCenter: "center", markdown.AlignRight: "right"}
+var alignNames = map[east.Alignment]string{east.AlignLeft: "left", east.AlignCenter: "center", east.AlignRight: "right"}
 
-func (c *converter) table(t *markdown.Node) Block {
+func (c *converter) table(t *east.Table) Block {
 	g := &GridTable{}
-	for _, a := range t.Align {
+	for _, a := range t.Alignments {
 		g.Align = append(g.Align, alignNames[a])
 	}
-	for row := t.FirstChild; row != nil; row = row.Next {
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
 		var cells [][]Run
-		for cell := row.FirstChild; cell != nil; cell = cell.Next {
+		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
 			cells = append(cells, c.inlines(cell))
 		}
-		if row.Header {
+		if _, header := row.(*east.TableHeader); header {
 			g.Header = cells
 		} else {
 			g.Rows = append(g.Rows, cells)
 		}
 	}
 	return Block{Kind: Table, Table: g}
-}
-
-type textPart struct{ text, link string }
-
-// linkify finds the bare URLs GFM links (http://, https://, www.), each
-// ending before a space or '<', without the punctuation that ends a
-// sentence or an unbalanced closing parenthesis.
-func linkify(s string) []textPart {
-	var out []textPart
-	for s != "" {
-		at := -1
-		for _, p := range []string{"https://", "http://", "www."} {
-			i := 0
-			for {
-				k := strings.Index(s[i:], p)
-				if k < 0 {
-					break
-				}
-				k += i
-				if k == 0 || strings.ContainsRune(" \t\n(*_~", rune(s[k-1])) {
-					if at < 0 || k < at {
-						at = k
-					}
-					break
-				}
-				i = k + 1
-			}
-		}
-		if at < 0 {
-			break
-		}
-		end := at + strings.IndexAny(s[at:]+" ", " \t\n<")
-		url := strings.TrimRight(s[at:end], "?!.,:*_~'\"")
-		for strings.HasSuffix(url, ")") && strings.Count(url, ")") > strings.Count(url, "(") {
-			url = url[:len(url)-1]
-		}
-		if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://"), "www."), ".") &&
-			!strings.HasPrefix(url, "http") {
-			out = append(out, textPart{text: s[:at+4]})
-			s = s[at+4:]
-			continue
-		}
-		if at > 0 {
-			out = append(out, textPart{text: s[:at]})
-		}
-		link := url
-		if strings.HasPrefix(url, "www.") {
-			link = "http://" + url
-		}
-		out = append(out, textPart{text: url, link: link})
-		s = s[at+len(url):]
-	}
-	if s != "" {
-		out = append(out, textPart{text: s})
-	}
-	return out
 }

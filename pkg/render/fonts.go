@@ -65,6 +65,9 @@ type fontFace struct {
 }
 
 func (f *fontFace) has(r rune) bool {
+	if r > 0xFFFF {
+		return false // fpdf maps the Basic Multilingual Plane only: it panics past it
+	}
 	i, err := f.font.GlyphIndex(&f.buf, r)
 	return err == nil && i != 0
 }

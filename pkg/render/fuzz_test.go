@@ -29,6 +29,35 @@ func FuzzRender(f *testing.F) {
 	})
 }
 
+// FuzzParse: any input reads into the document model without a panic,
+// and block quotes and lists nest no deeper than MaxDepth.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"# T\n\n- a\n  - b\n\n> q\n\n```\ncode\n```\n",
+		"- a\nlazy\n  - b\n    lazy\n\n  para\n",
+		"1. a\n\n   ```go\n   x\n   ```\n2. b\n",
+		"text\n---\n\n---\n\n***\n",
+		"<div>\nx\n</div>\n\n<!-- c -->\n",
+		"    code\n\n  - x\n\n        code in item\n",
+		"> > a\n> b\nc\n",
+		"[a]: /u\n[b]: /v 't'\n\n[a] [b]\n",
+		"- [x] t\n- [ ] u\n",
+		"| a | b |\n|:-|-:|\n| `x \\| y` | ~~z~~ www.example.com |\n",
+		"[0]:0(", "*0\n<!a00>000000", "*\n  +", "0000\n  ```\n \n0", "[0]:\x0f", "0\n-:", " ```\n ",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		doc, err := Parse([]byte(s))
+		if err != nil {
+			return // bad front matter
+		}
+		if d := blockDepth(doc.Blocks); d > MaxDepth+1 {
+			t.Fatalf("nests %d deep, past %d", d, MaxDepth+1)
+		}
+	})
+}
+
 // FuzzParseCell: typing a cell never panics, and a number it finds
 // prints back as a finite value.
 func FuzzParseCell(f *testing.F) {

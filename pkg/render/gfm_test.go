@@ -64,24 +64,3 @@ func TestGFMStrikeAndTasks(t *testing.T) {
 		t.Errorf("outside a list: %q", PlainText(doc.Blocks[2].Runs))
 	}
 }
-
-func TestLinkify(t *testing.T) {
-	for in, want := range map[string]string{
-		"see https://example.com/a_(b). now":  "see |https://example.com/a_(b)->https://example.com/a_(b)|. now",
-		"www.example.com, and (http://x.org)": "www.example.com->http://www.example.com|, and (|http://x.org->http://x.org|)",
-		"no links here, www.nodot":            "no links here, www.|nodot",
-		"mailhttp://not.a.link":               "mailhttp://not.a.link",
-	} {
-		var parts []string
-		for _, p := range linkify(in) {
-			if p.link != "" {
-				parts = append(parts, p.text+"->"+p.link)
-			} else {
-				parts = append(parts, p.text)
-			}
-		}
-		if got := strings.Join(parts, "|"); got != want {
-			t.Errorf("linkify(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -127,6 +127,27 @@ func (j *job) warn(format string, args ...any) {
 	j.warnings = append(j.warnings, msg)
 }
 
+// parseWithin parses src, or gives up when ctx ends: goldmark takes no
+// context, and some hostile sources (brackets nested thousands deep) take
+// it minutes. The abandoned parse runs on to its end in the background.
+func parseWithin(ctx context.Context, src []byte) (*Doc, error) {
+	type parsed struct {
+		doc *Doc
+		err error
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		doc, err := Parse(src)
+		done <- parsed{doc, err}
+	}()
+	select {
+	case p := <-done:
+		return p.doc, p.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // Render renders one document.
 func Render(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	p.Format = strings.ToLower(p.Format)
@@ -137,7 +158,10 @@ func Render(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error
 	if err != nil {
 		return nil, err
 	}
-	doc, err := Parse(src)
+	doc, err := parseWithin(ctx, src)
+	if ctxErr := ctx.Err(); ctxErr != nil && doc == nil {
+		return nil, ctxErr
+	}
 	if err != nil {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: err.Error(),
 			Hint: "fix the YAML between the --- lines at the top, or remove them"}

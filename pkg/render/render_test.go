@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcode-dev/mcode/internal/peer"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -109,6 +110,8 @@ func TestParseModel(t *testing.T) {
 }
 
 func TestEveryFormatIsDeterministic(t *testing.T) {
+	// rich.md holds CJK text: the PDF needs a CJK font with TrueType outlines.
+	peer.RequireFile(t, "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", CJKPackage)
 	env := testEnv(t)
 	for _, f := range Formats {
 		a := mustRender(t, env, Params{Format: f, Source: "rich.md", Out: "a." + f})
@@ -191,5 +194,17 @@ func TestTagSubsetsKeepsLength(t *testing.T) {
 	s := string(out)
 	if strings.Contains(s, "utf8") || !strings.Contains(s, "+gosansB >>") || !strings.Contains(s, "+fallback\n") {
 		t.Errorf("tagged: %q", s)
+	}
+}
+
+// TestPDFLeavesOutCharactersPastTheBMP: a character beyond U+FFFF (an
+// emoji) has no place in the PDF writer's font map: it is left out with
+// a warning, as a character no font has (fpdf panicked on it).
+func TestPDFLeavesOutCharactersPastTheBMP(t *testing.T) {
+	env := testEnv(t)
+	write(t, filepath.Join(env.Root, "e.md"), []byte("# Smile\n\nA face: \U0001F600 and \U00010348.\n"))
+	res := mustRender(t, env, Params{Format: "pdf", Source: "e.md", Out: "e.pdf"})
+	if all := strings.Join(res.Warnings, "\n"); !strings.Contains(all, "\U0001F600") || !strings.Contains(all, "left out") {
+		t.Errorf("warnings %q do not name the emoji as left out", res.Warnings)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// Limits of grep (tools.md, contract.md "Limits").
+// Limits of grep (docs/search.md).
 const (
 	GrepDefaultLimit   = 100
 	GrepMaxLimit       = 10000

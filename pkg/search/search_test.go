@@ -412,8 +412,9 @@ func TestGlobFilter(t *testing.T) {
 	}
 }
 
-func TestREADMEListsDefaultExcludes(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+// docs/search.md lists every default exclude.
+func TestDocsListDefaultExcludes(t *testing.T) {
+	data, err := os.ReadFile("../../docs/search.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +422,7 @@ func TestREADMEListsDefaultExcludes(t *testing.T) {
 	section, _, _ = strings.Cut(section, "(`search.DefaultExcludes`)")
 	for _, d := range DefaultExcludes {
 		if !strings.Contains(section, "`"+d+"`") {
-			t.Errorf("README's default excludes do not list %s", d)
+			t.Errorf("docs/search.md's default excludes do not list %s", d)
 		}
 	}
 }

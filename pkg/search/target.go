@@ -87,7 +87,7 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 		if sensitive.MatchPath(filepath.ToSlash(p), !t.isFile) {
 			return nil, &tool.Error{Code: tool.CodeDenied,
 				Message: fmt.Sprintf("%s is a sensitive path (keys, credentials or tokens): search never reads it", path),
-				Hint:    "search another path; the list of sensitive names is in mcode's README (\"Sensitive files\")"}
+				Hint:    "search another path; the list of sensitive names is in mcode's docs/safety.md (\"Sensitive files\")"}
 		}
 	}
 	if t.isFile && !fi.Mode().IsRegular() {

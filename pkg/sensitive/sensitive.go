@@ -1,7 +1,7 @@
 // Package sensitive is the one list of files that hold secrets (keys,
 // credentials, tokens) and the matcher that recognises them. Search never
 // lists or reads them, whatever glob the caller passes; the guard asks for
-// approval before a tool touches them. README.md ("Sensitive files")
+// approval before a tool touches them. docs/safety.md ("Sensitive files")
 // documents the list; Rules is its single source.
 package sensitive
 

@@ -72,20 +72,20 @@ func TestRulesAreWellFormed(t *testing.T) {
 	}
 }
 
-// The README lists every rule: the documentation cannot drift from the code.
-func TestREADMEListsEveryRule(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+// docs/safety.md lists every rule: the documentation cannot drift from the code.
+func TestDocsListEveryRule(t *testing.T) {
+	data, err := os.ReadFile("../../docs/safety.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, _ := strings.Cut(string(data), "### Sensitive files")
+	_, section, _ := strings.Cut(string(data), "## Sensitive files")
 	for _, r := range Rules {
 		want := "`" + r.Pattern + "`"
 		if r.Kind == Dir {
 			want = "`" + r.Pattern + "/`"
 		}
 		if !strings.Contains(section, want) {
-			t.Errorf("README's \"Sensitive files\" section does not list %s", want)
+			t.Errorf("docs/safety.md's \"Sensitive files\" section does not list %s", want)
 		}
 	}
 }

@@ -59,6 +59,11 @@ func Render(d Data) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	var edit, patch bool
+	for _, t := range d.Tools {
+		edit = edit || t.Name == "edit"
+		patch = patch || t.Name == "apply_patch"
+	}
 	return tpl.Execute(struct {
 		Data
 		Name, Description    string
@@ -66,7 +71,9 @@ func Render(d Data) (string, error) {
 		AutoBackgroundS      int
 		AutoBackgroundServeS int
 		ExitBackgrounded     int
-	}{d, Name, description, tool.ExitCodes, int(d.AutoBackground.Seconds()), int(d.AutoBackgroundServe.Seconds()), tool.ExitBackgrounded})
+		// EditAndPatch: both ways of changing files are there to choose.
+		EditAndPatch bool
+	}{d, Name, description, tool.ExitCodes, int(d.AutoBackground.Seconds()), int(d.AutoBackgroundServe.Seconds()), tool.ExitBackgrounded, edit && patch})
 }
 
 // Summary is the first sentence of a tool's description, on one line.

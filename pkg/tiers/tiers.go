@@ -1,5 +1,5 @@
 // Package tiers keeps which extension-tier tools a session has enabled
-// (seed 004, progressive disclosure): such a tool is listed as one line
+// (docs/connector.md, "Extension tier"): such a tool is listed as one line
 // of a catalogue until enable_tool enables it, and only then may it be
 // called. The state is per session (MCODE_SESSION, else per workspace
 // root) under MCODE_HOME/sessions/, shared safely between processes.

@@ -96,12 +96,20 @@ func (t *Tool) unknownField(field string, known []string) *Error {
 	for name := range t.spec.Aliases {
 		known = append(known, name)
 	}
+	e := unknownFieldUsage(t.Name, field, known)
+	e.Hint = t.ParamsLine()
+	return e
+}
+
+// unknownFieldUsage is the usage error of an argument the schema does
+// not allow, naming the closest one it does.
+func unknownFieldUsage(toolName, field string, known []string) *Error {
 	slices.Sort(known)
-	msg := fmt.Sprintf("invalid arguments for %s: unknown field %q", t.Name, field)
+	msg := fmt.Sprintf("invalid arguments for %s: unknown field %q", toolName, field)
 	if near := Nearest(field, known); near != "" {
 		msg += fmt.Sprintf(": did you mean %q?", near)
 	}
-	return &Error{Code: CodeUsage, Message: msg, Hint: t.ParamsLine(), BadArgs: true}
+	return &Error{Code: CodeUsage, Message: msg, Hint: fmt.Sprintf("`mcode tools list %s` shows its parameters", toolName), BadArgs: true}
 }
 
 // Nearest is the one of known closest to name, ignoring case and the

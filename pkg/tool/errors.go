@@ -9,7 +9,7 @@ import (
 // Code is a stable, snake_case error code that scripts branch on.
 type Code string
 
-// The error codes of the contract (contract.md, "Errors").
+// The error codes of the contract (docs/contract.md, "Error codes").
 const (
 	CodeUsage             Code = "usage"
 	CodeNotFound          Code = "not_found"
@@ -21,6 +21,7 @@ const (
 	CodeTooLarge          Code = "too_large"
 	CodeNoMatch           Code = "no_match"
 	CodeNotUnique         Code = "not_unique"
+	CodeExists            Code = "exists" // the path to create is taken by another file
 	CodeOverlappingEdits  Code = "overlapping_edits"
 	CodeCountMismatch     Code = "count_mismatch"
 	CodeStale             Code = "stale"
@@ -44,7 +45,7 @@ const (
 	CodeInternal          Code = "internal"
 )
 
-// Exit codes of the contract (contract.md, "Exit codes").
+// Exit codes of the contract (docs/contract.md, "Exit codes").
 const (
 	ExitOK               = 0
 	ExitFailure          = 1

@@ -164,7 +164,7 @@ func (t *Tool) ValidateGiven(args json.RawMessage) error {
 		}
 		delete(obj, "required")
 		raw, _ := json.Marshal(obj)
-		t.given, t.givenErr = compileSchema(t.Name, raw)
+		t.given, t.givenErr = compileSchema(t.Name, raw, t.external)
 	})
 	if t.givenErr != nil {
 		return t.givenErr
