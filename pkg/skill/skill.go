@@ -51,6 +51,9 @@ type Data struct {
 	AutoBackground, AutoBackgroundServe time.Duration
 	// MCPConfig shows how MCP servers are declared in the config.
 	MCPConfig string
+	// Web: the agent may fetch web pages (web_fetch), and the guide says
+	// how, and where web search comes from.
+	Web bool
 }
 
 // Render writes the guide.
