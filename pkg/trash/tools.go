@@ -92,9 +92,9 @@ type RemoveResult struct {
 // questions: nil when nobody can (then interactive is refused).
 func RmTool(asker func() Asker) *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: RmName,
+		Name: RmName, Mode: tool.Sequential, Timeout: Timeout,
 		// rm's own letters, on the command line and in arguments alike.
-		Aliases: map[string]tool.Alias{"-f": {Param: "force"}, "-r": {Param: "recursive"}, "-R": {Param: "recursive"}, "-d": {Param: "dir"}, "-i": {Param: "interactive"}}, Mode: tool.Sequential, Timeout: Timeout,
+		Aliases:     map[string]tool.Alias{"-f": {Param: "force"}, "-r": {Param: "recursive"}, "-R": {Param: "recursive"}, "-d": {Param: "dir"}, "-i": {Param: "interactive"}},
 		Positional:  []string{"paths"},
 		Facts:       tool.Facts{Destructive: true},
 		Paths:       tool.PathParams(tool.PathParam{Field: "paths", Delete: true}),
