@@ -215,6 +215,11 @@ func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int)
 	if args[0] != "mcode" {
 		return
 	}
+	if ts.Getenv("MCODE_OUTPUT") == "text" || slices.ContainsFunc(args, func(a string) bool {
+		return a == "-o" || strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--output")
+	}) {
+		return
+	}
 	if slices.Contains(args, "batch") {
 		checkBatchLines(ts, got)
 		return
@@ -224,11 +229,6 @@ func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int)
 		Error *struct {
 			Code tool.Code `json:"code"`
 		} `json:"error"`
-	}
-	if ts.Getenv("MCODE_OUTPUT") == "text" || slices.ContainsFunc(args, func(a string) bool {
-		return a == "-o" || strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--output")
-	}) {
-		return
 	}
 	if len(args) > 1 && args[1] == "grep" && slices.ContainsFunc(args, func(a string) bool {
 		return a == "-q" || a == "--quiet" || strings.Contains(a, `"quiet"`)

@@ -31,7 +31,19 @@ func NewCmdConnector(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "connector <command>",
 		Short: "Find, inspect and call the tools of the MCP servers in mcpServers",
-		Args:  cobra.NoArgs,
+		Long: `Find, inspect and call the tools of MCP servers. The servers are declared
+under mcpServers in the config, as Claude Code's .mcp.json declares them:
+
+` + indent(connector.ConfigExample, "  ") + `
+
+A tool's name is SERVER__TOOL (docs__echo); its listing is cached, so a
+search starts no server. Then:
+
+  mcode connector servers                  # is each one up, how many tools
+  mcode connector tools --keyword echo     # find a tool
+  mcode connector tool docs__echo          # its description and input schema
+  mcode connector call docs__echo --args '{"message": "hi"}'`,
+		Args: cobra.NoArgs,
 	}
 	opts := &ConnectorOptions{}
 	servers := &cobra.Command{
@@ -83,7 +95,7 @@ func NewCmdConnector(f *Factory) *cobra.Command {
   echo '{"path":"/tmp"}' | mcode connector call files__list_directory --args -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, callOpts, nil, nil); err != nil {
+			if err := collectArgs(c, f.IO.In, callOpts, nil, false, nil); err != nil {
 				return err
 			}
 			return finish(f, f.connectorCall(c.Context(), args[0], callOpts.JSON()))
@@ -92,6 +104,11 @@ func NewCmdConnector(f *Factory) *cobra.Command {
 	addArgsFlag(call, callOpts)
 	c.AddCommand(servers, tools, describe, call)
 	return c
+}
+
+// indent puts prefix before every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 // connectorOf builds the connector of this caller: the servers its agent

@@ -1,11 +1,10 @@
 package cmd
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
+	"github.com/mcode-dev/mcode/pkg/connector"
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/fetch"
 	"github.com/mcode-dev/mcode/pkg/skill"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -65,7 +64,7 @@ func skillRun(c *cobra.Command, f *Factory, opts *SkillOptions) *tool.Envelope {
 	}
 	usages := toolUsages(c.Root())
 	data := skill.Data{Role: profile.Role, MaxInlineKiB: cfg.ToolResultCompaction.MaxInlineKiB,
-		AutoBackground: cfg.Bash.AutoBackgroundAfter}
+		AutoBackground: cfg.Bash.AutoBackgroundAfter, AutoBackgroundServe: exec.AutoBackgroundServe, MCPConfig: connector.ConfigExample}
 	if profile.Agent != "default" {
 		data.Agent = profile.Agent
 	}
@@ -117,13 +116,7 @@ func toolUsages(root *cobra.Command) map[string]string {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if n, ok := c.Annotations[annotationTool]; ok {
-			use := strings.TrimSuffix(c.UseLine(), " [flags]")
-			c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
-				if fl.Name != "args" && fl.Name != "help" && !fl.Hidden {
-					use += " [--" + fl.Name + "]"
-				}
-			})
-			out[n] = use
+			out[n] = usageLine(c, false)
 		}
 		for _, sc := range c.Commands() {
 			walk(sc)

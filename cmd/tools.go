@@ -185,10 +185,14 @@ func shapeDefinition(d tool.Definition, format string) any {
 	case formatAnthropic:
 		return map[string]any{"name": d.Name, "description": d.Description, "input_schema": schema}
 	case formatMCP:
-		return map[string]any{
+		m := map[string]any{
 			"name": d.Name, "description": d.Description, "inputSchema": schema,
 			"annotations": Annotations(d.Facts),
 		}
+		if len(d.Aliases) > 0 {
+			m["_meta"] = map[string]any{tool.AliasesMetaKey: d.Aliases} // as mcp serve publishes them
+		}
+		return m
 	}
 	return d
 }

@@ -270,6 +270,7 @@ func fetchPaths(args json.RawMessage) []tool.PathUse {
 func VerifyTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: VerifyName, Mode: tool.Parallel, Timeout: VerifyTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Paths:       tool.PathParams(tool.PathParam{Field: "path"}),
 		Description: verifyDescription, Schema: verifySchema, Data: specData,
@@ -304,6 +305,7 @@ func fileError(display, abs string, err error) error {
 func FetchTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: FetchName, Mode: tool.Sequential, Timeout: FetchTimeout,
+		Positional:  []string{"url"},
 		Facts:       tool.Facts{Idempotent: true, OpenWorld: true},
 		Paths:       fetchPaths,
 		Description: fetchDescription, Schema: fetchSchema, Data: specData,
@@ -375,8 +377,10 @@ func placeCopy(src, dest string) error {
 // ExtractTool is artifact_extract.
 func ExtractTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: ExtractName, Mode: tool.Sequential, Timeout: ExtractTimeout,
-		Facts: tool.Facts{Destructive: true, Idempotent: true},
+		Name:    ExtractName,
+		Aliases: map[string]tool.Alias{"entry": {Param: "entries"}}, Mode: tool.Sequential, Timeout: ExtractTimeout,
+		Positional: []string{"archive"},
+		Facts:      tool.Facts{Destructive: true, Idempotent: true},
 		// dest is replaced as a whole: a removal of what is there.
 		Paths:       tool.PathParams(tool.PathParam{Field: "archive"}, tool.PathParam{Field: "dest", Write: true, Delete: true}),
 		Description: extractDescription, Schema: extractSchema, Data: specData,

@@ -420,7 +420,7 @@ func Defaults() Config {
 		Bash: Bash{
 			DefaultTimeout:      120 * time.Second,
 			MaxTimeout:          300 * time.Second,
-			AutoBackgroundAfter: 15 * time.Second,
+			AutoBackgroundAfter: 100 * time.Second, // exec.AutoBackgroundAfter; 50 s under mcp serve
 			TrashShim:           true,
 			MaxSpoolMiB:         256,
 		},

@@ -203,7 +203,7 @@ func (p *Provider) external(d ToolDef) (*tool.Tool, error) {
 	name := d.Qualified()
 	return tool.NewExternal(tool.External{
 		Name: name, Description: desc, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema,
-		Mode: mode, Tier: tier, Source: tool.Configured, Facts: facts, Timeout: timeout,
+		Mode: mode, Tier: tier, Source: tool.Configured, Facts: facts, Timeout: timeout, Aliases: d.Aliases,
 	}, func(ctx context.Context, env *tool.Env, args json.RawMessage) (*tool.Response, error) {
 		if tier == tool.Extension && !tiers.IsEnabled(env, name) {
 			return nil, &tool.Error{Code: tool.CodeDenied,

@@ -36,8 +36,14 @@ const (
 	// MaxTimeout caps a foreground call; a larger request is cut to it.
 	MaxTimeout = 300 * time.Second
 	// AutoBackgroundAfter is when a foreground call still running becomes
-	// a background task.
-	AutoBackgroundAfter = 15 * time.Second
+	// a background task, from the command line: under the 120 s a harness
+	// such as Claude Code gives its own bash call, so the harness never
+	// kills the work, and over most test suites (15 s, the seed's
+	// figure, cost a model an extra call for nearly every real test run).
+	AutoBackgroundAfter = 100 * time.Second
+	// AutoBackgroundServe is the same under mcp serve: under the 60 s an
+	// MCP client usually allows a request.
+	AutoBackgroundServe = 50 * time.Second
 	// BackgroundWatchdog is the least time a background task may run.
 	BackgroundWatchdog = 30 * time.Minute
 	// DefaultSpoolMiB caps the file that keeps the full output.
@@ -145,30 +151,32 @@ var (
 // when a tool is, not at init).
 func templateData() map[string]any {
 	return map[string]any{
-		"DefaultTimeoutS":    int(DefaultTimeout / time.Second),
-		"MaxTimeoutS":        int(MaxTimeout / time.Second),
-		"AutoBackgroundS":    int(AutoBackgroundAfter / time.Second),
-		"WatchdogMin":        int(BackgroundWatchdog / time.Minute),
-		"OutputCapKiB":       OutputCap / 1024,
-		"HeadPercent":        HeadPercent,
-		"KillGraceS":         int(KillGrace / time.Second),
-		"ExitTimeout":        ExitTimeout,
-		"TaskOutputCapKiB":   OutputCap / 1024,
-		"DefaultTaskWaitS":   int(DefaultTaskWait / time.Second),
-		"TaskOutputMaxWaitS": int(MaxTaskOutputWait / time.Second),
-		"TaskListName":       TaskListName,
-		"TaskOutputName":     TaskOutputName,
-		"TaskWaitName":       TaskWaitName,
-		"TaskStopName":       TaskStopName,
-		"BashName":           Name,
-		"StatusRunning":      StatusRunning,
-		"StatusExited":       StatusExited,
-		"StatusTimedOut":     StatusTimedOut,
-		"StatusStopped":      StatusStopped,
-		"StatusLost":         StatusLost,
-		"StatusCorrupt":      StatusCorrupt,
-		"TaskRetentionDays":  int(TaskRetention / (24 * time.Hour)),
-		"ExitApproval":       tool.ExitApprovalRequired,
+		"DefaultTimeoutS":      int(DefaultTimeout / time.Second),
+		"MaxTimeoutS":          int(MaxTimeout / time.Second),
+		"AutoBackgroundS":      int(AutoBackgroundAfter / time.Second),
+		"AutoBackgroundServeS": int(AutoBackgroundServe / time.Second),
+		"ExitBackgrounded":     tool.ExitBackgrounded,
+		"WatchdogMin":          int(BackgroundWatchdog / time.Minute),
+		"OutputCapKiB":         OutputCap / 1024,
+		"HeadPercent":          HeadPercent,
+		"KillGraceS":           int(KillGrace / time.Second),
+		"ExitTimeout":          ExitTimeout,
+		"TaskOutputCapKiB":     OutputCap / 1024,
+		"DefaultTaskWaitS":     int(DefaultTaskWait / time.Second),
+		"TaskOutputMaxWaitS":   int(MaxTaskOutputWait / time.Second),
+		"TaskListName":         TaskListName,
+		"TaskOutputName":       TaskOutputName,
+		"TaskWaitName":         TaskWaitName,
+		"TaskStopName":         TaskStopName,
+		"BashName":             Name,
+		"StatusRunning":        StatusRunning,
+		"StatusExited":         StatusExited,
+		"StatusTimedOut":       StatusTimedOut,
+		"StatusStopped":        StatusStopped,
+		"StatusLost":           StatusLost,
+		"StatusCorrupt":        StatusCorrupt,
+		"TaskRetentionDays":    int(TaskRetention / (24 * time.Hour)),
+		"ExitApproval":         tool.ExitApprovalRequired,
 	}
 }
 
@@ -176,8 +184,9 @@ func templateData() map[string]any {
 func Tool(o Options) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential,
-		Facts:   tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
-		Aliases: map[string]tool.Alias{"run_in_background": {Param: "background"}},
+		Positional: []string{"command"},
+		Facts:      tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
+		Aliases:    map[string]tool.Alias{"run_in_background": {Param: "background"}},
 		// No generic deadline: bash enforces its own limits and reports
 		// them (Command timed out after N seconds, exit 124).
 		Timeout:     0,

@@ -216,6 +216,7 @@ func Tool(o Options) *tool.Tool {
 		Timeout:     MaxTimeout + time.Minute,
 		Facts:       tool.Facts{ReadOnly: true, OpenWorld: true},
 		Aliases:     map[string]tool.Alias{"uri": {Param: "url"}},
+		Positional:  []string{"url"},
 		URLParam:    "url",
 		Description: description, Schema: schema,
 		Data: map[string]any{

@@ -94,6 +94,7 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 			Description: def.Description,
 			InputSchema: def.InputSchema,
 			Annotations: Annotations(t),
+			Meta:        Meta(t),
 		}, s.handler(def.Name))
 	}
 	return s, nil
@@ -122,6 +123,16 @@ func Annotations(t *tool.Tool) *mcp.ToolAnnotations {
 		ReadOnlyHint: f.ReadOnly, DestructiveHint: &f.Destructive,
 		IdempotentHint: f.Idempotent, OpenWorldHint: &f.OpenWorld,
 	}
+}
+
+// Meta is a tool's _meta: the other names it takes for its parameters
+// (tool.AliasesMetaKey), so that a client that checks arguments against
+// the input schema first (mcode's connector) applies them as mcode does.
+func Meta(t *tool.Tool) mcp.Meta {
+	if len(t.Aliases()) == 0 {
+		return nil
+	}
+	return mcp.Meta{tool.AliasesMetaKey: t.Aliases()}
 }
 
 // handler runs one tools/call: it waits for the call's turn, then calls

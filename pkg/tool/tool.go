@@ -136,7 +136,14 @@ type Spec struct {
 	Timeout    time.Duration // default per-call limit; 0 means none
 	Facts      Facts
 	// Aliases are other names callers use for parameters (see Alias).
+	// An alias written as a dash and one letter ("-i") is also the short
+	// form of the parameter's flag on the command line.
 	Aliases map[string]Alias
+	// Positional names the parameters a command line gives in order
+	// without a flag (mcode read PATH); the last one takes every further
+	// word when it is a list. The first is the call's main parameter
+	// (guard check TOOL VALUE fills it).
+	Positional []string
 	// Paths names the paths a call touches, for the path policy; nil for
 	// a tool that touches none (PathParams covers the usual case).
 	Paths func(args json.RawMessage) []PathUse
@@ -189,6 +196,14 @@ type Tool struct {
 	descOnce    sync.Once
 	description string
 	descErr     error
+
+	paramsOnce sync.Once
+	paramList  []Param
+	paramsErr  error
+
+	givenOnce sync.Once
+	given     *validator
+	givenErr  error
 }
 
 // New builds a built-in tool whose parameters decode into P.
@@ -230,7 +245,10 @@ type External struct {
 	Source       Source
 	Facts        Facts
 	Timeout      time.Duration
-	Untrusted    *Untrusted
+	// Aliases are other names the tool takes for its parameters, as its
+	// server publishes them (mcode's own tools over mcp serve).
+	Aliases   map[string]Alias
+	Untrusted *Untrusted
 	// Escalation: see Spec.Escalation.
 	Escalation EscalationFunc
 }
@@ -263,8 +281,8 @@ func NewExternal(def External, run ExecFunc) (*Tool, error) {
 	}
 	return &Tool{
 		Name: def.Name, Mode: def.Mode, Tier: def.Tier, Source: def.Source, Timeout: def.Timeout, Facts: def.Facts,
-		Untrusted: def.Untrusted,
-		external:  true, outputSchema: bytes.TrimSpace(def.OutputSchema), escalation: def.Escalation,
+		Untrusted: def.Untrusted, spec: Spec{Aliases: def.Aliases},
+		external: true, outputSchema: bytes.TrimSpace(def.OutputSchema), escalation: def.Escalation,
 		schema: json.RawMessage(schema), description: strings.TrimSpace(def.Description),
 		run: run,
 	}, nil
@@ -380,6 +398,9 @@ type Definition struct {
 	// Trust is "untrusted" for a tool whose definition waits for a
 	// person's trust (Tool.Untrusted); else empty.
 	Trust string `json:"trust,omitempty"`
+	// Aliases are the other names the tool takes for its parameters
+	// (shown as MCP _meta, not in mcode's own listing).
+	Aliases map[string]Alias `json:"-"`
 }
 
 // Definition renders the tool's description and schema.
@@ -392,7 +413,7 @@ func (t *Tool) Definition() (Definition, error) {
 	}
 	d := Definition{
 		Name: t.Name, Description: t.description, InputSchema: t.schema, OutputSchema: t.outputSchema,
-		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts,
+		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts, Aliases: t.spec.Aliases,
 	}
 	if t.Untrusted != nil {
 		d.Trust = "untrusted"
@@ -411,6 +432,10 @@ func (t *Tool) Validate(args json.RawMessage) error {
 	var u *unknownFieldError
 	if errors.As(err, &u) {
 		return t.unknownField(u.field, u.known)
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		te.BadArgs = true
 	}
 	return err
 }
