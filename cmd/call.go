@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,8 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcode-dev/mcode/pkg/budget"
-	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
@@ -248,130 +244,10 @@ func (f *Factory) Call(ctx context.Context, name string, args json.RawMessage) *
 	return d.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: f.approval()})
 }
 
-// Dispatcher is the process's one call path, built on first use from the
-// registry, the config, the agent profile and role, the tool env, the
-// budget and the time limit. Every command, mcode call, batch and serve
-// use it.
-func (f *Factory) Dispatcher() (*dispatch.Dispatcher, error) {
-	f.dispatcherOnce.Do(func() { f.dispatcher, f.dispatcherErr = f.newDispatcher() })
-	return f.dispatcher, f.dispatcherErr
-}
-
-func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
-	cfg, err := f.Config()
-	if err != nil {
-		return nil, err
-	}
-	reg, err := tool.NewRegistry(f.Tools()...)
-	if err != nil {
-		return nil, err
-	}
-	providers, err := f.providers(cfg, reg)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range providers {
-		reg.AddProvider(p)
-	}
-	profile, err := f.profile(cfg)
-	if err != nil {
-		return nil, err
-	}
-	toolEnv, err := f.toolEnv(cfg)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := f.timeout()
-	if err != nil {
-		return nil, err
-	}
-	o := dispatch.Options{
-		Registry: reg, Profile: profile, Env: toolEnv, Timeout: limit,
-		Budget: f.budget(cfg),
-	}
-	if err := f.guard(cfg, &o); err != nil {
-		return nil, err
-	}
-	return dispatch.New(o), nil
-}
-
 // interrupted is the error of a call that SIGINT or SIGTERM stopped.
 func interrupted() *tool.Error { return dispatch.Interrupted() }
 
 // approval is --approval, else MCODE_APPROVAL.
 func (f *Factory) approval() string {
 	return cmp.Or(f.Global.Approval, f.Getenv("MCODE_APPROVAL"))
-}
-
-// profile builds the caller's agent profile from flags, env and config.
-func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
-	name := cmp.Or(f.Global.Agent, f.Getenv("MCODE_AGENT"), "default")
-	agent, ok := cfg.Agents[strings.ToLower(name)]
-	if !ok && name != "default" {
-		known := make([]string, 0, len(cfg.Agents))
-		for k := range cfg.Agents {
-			known = append(known, k)
-		}
-		slices.Sort(known)
-		return tool.Profile{}, &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("unknown agent %q", name),
-			Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
-	}
-	// The requested role was checked with the global flags.
-	role := tool.NarrowestRole(agent.Role, cmp.Or(f.Global.Role, f.Getenv("MCODE_ROLE")))
-	return tool.Profile{
-		Agent:      name,
-		Role:       role,
-		Allowed:    agent.Tools,
-		Disallowed: agent.DisallowedTools,
-		Subtask:    agent.Subtask,
-		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
-	}, nil
-}
-
-// timeout is the --timeout limit, or -1 when it is not given (each tool
-// then has its own; 0 is no limit).
-func (f *Factory) timeout() (time.Duration, error) {
-	if f.Global.Timeout == "" {
-		return -1, nil
-	}
-	d, err := config.ParseDuration(f.Global.Timeout)
-	if err != nil {
-		return 0, &tool.Error{Code: tool.CodeUsage, Message: "--timeout: " + err.Error(),
-			Hint: "e.g. --timeout 90 or --timeout 2m"}
-	}
-	return d, nil
-}
-
-// toolEnv is what a running tool may know of its caller.
-func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
-	root, err := f.RootDir()
-	if err != nil {
-		return nil, err
-	}
-	var live io.Writer
-	if f.IO.OutTTY && f.outputForm() == outputText {
-		live = f.IO.Out
-	}
-	return &tool.Env{
-		Live:             live,
-		Root:             root,
-		DataDir:          f.HomeDir(),
-		UserHome:         f.userHome(),
-		Session:          f.Getenv("MCODE_SESSION"),
-		Config:           cfg,
-		Now:              f.Now,
-		Stderr:           f.IO.ErrOut,
-		StderrIsTerminal: f.IO.ErrTTY,
-		Getenv:           f.Getenv,
-	}, nil
-}
-
-// budget moves an oversized output to MCODE_HOME/tool-outputs.
-func (f *Factory) budget(cfg *config.Config) budget.Budget {
-	return budget.Budget{
-		MaxInlineBytes: cfg.ToolResultCompaction.MaxInlineKiB * 1024,
-		Dir:            filepath.Join(f.HomeDir(), budget.DirName),
-		Now:            f.Now,
-	}
 }

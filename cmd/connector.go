@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -89,30 +87,6 @@ func NewCmdConnector(f *Factory) *cobra.Command {
 	addArgsFlag(call, callOpts)
 	c.AddCommand(servers, tools, describe, call)
 	return c
-}
-
-// connectorOf builds the connector of this caller: the servers its agent
-// may use.
-func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connector.Connector, error) {
-	root, err := f.RootDir()
-	if err != nil {
-		return nil, err
-	}
-	agent := cfg.Agents[strings.ToLower(profile.Agent)]
-	exe, _ := f.Executable() // without it, servers start without their warden
-	conn := &connector.Connector{
-		WardenExe: exe,
-		Servers:   connector.Servers(cfg, agent.McpServers),
-		DataDir:   f.HomeDir(),
-		Root:      root,
-		Getenv:    f.Getenv,
-		Version:   version,
-		Now:       f.Now,
-	}
-	f.closersMu.Lock()
-	f.closers = append(f.closers, conn.Close)
-	f.closersMu.Unlock()
-	return conn, nil
 }
 
 // connectorRun runs one connector operation and wraps it in an envelope.
