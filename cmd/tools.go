@@ -94,7 +94,7 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 	catalogue := []any{}
 	var catalogueText strings.Builder
 	for _, t := range visible {
-		if t.Tier == tool.Extension && !tiers.IsEnabled(d.Env(), t.Name) {
+		if !tiers.Listed(d.Env(), t) {
 			def, err := t.Definition()
 			if err != nil {
 				return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
@@ -188,20 +188,10 @@ func shapeDefinition(d tool.Definition, format string) any {
 	case formatMCP:
 		return map[string]any{
 			"name": d.Name, "description": d.Description, "inputSchema": schema,
-			"annotations": Annotations(d.Facts),
+			"annotations": d.Facts.MCPAnnotations(),
 		}
 	}
 	return d
-}
-
-// Annotations are MCP's hints of a tool, from the facts it declares.
-func Annotations(f tool.Facts) map[string]any {
-	return map[string]any{
-		"readOnlyHint":    f.ReadOnly,
-		"destructiveHint": f.Destructive,
-		"idempotentHint":  f.Idempotent,
-		"openWorldHint":   f.OpenWorld,
-	}
 }
 
 // shorten cuts a description to at most max characters, at the end of

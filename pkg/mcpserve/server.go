@@ -81,19 +81,19 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 			Name:        def.Name,
 			Description: def.Description,
 			InputSchema: def.InputSchema,
-			Annotations: Annotations(t),
+			Annotations: annotations(t),
 		}, s.handler(def.Name))
 	}
 	return s, nil
 }
 
-// Annotations are the MCP hints of a tool, from its declared facts (the
-// same as tools list --format mcp shows).
-func Annotations(t *tool.Tool) *mcp.ToolAnnotations {
-	f := t.Facts
+// annotations are the go-sdk's form of a tool's MCP hints
+// (tool.Facts.MCPAnnotations).
+func annotations(t *tool.Tool) *mcp.ToolAnnotations {
+	a := t.Facts.MCPAnnotations()
 	return &mcp.ToolAnnotations{
-		ReadOnlyHint: f.ReadOnly, DestructiveHint: &f.Destructive,
-		IdempotentHint: f.Idempotent, OpenWorldHint: &f.OpenWorld,
+		ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: &a.DestructiveHint,
+		IdempotentHint: a.IdempotentHint, OpenWorldHint: &a.OpenWorldHint,
 	}
 }
 
