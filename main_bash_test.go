@@ -28,11 +28,38 @@ func mcodeCmd(t *testing.T, args ...string) *exec.Cmd {
 		t.Skip("process trees are tracked on Linux")
 	}
 	c := exec.Command("mcode", args...)
-	home := t.TempDir()
-	c.Env = append(os.Environ(), "MCODE_HOME="+filepath.Join(home, "mcode-home"), "HOME="+home, "XDG_CONFIG_HOME="+home, "CI=true")
-	c.Dir = home
-	t.Cleanup(func() { killTasksOf(filepath.Join(home, "mcode-home")) })
+	base := t.TempDir()
+	work, home := filepath.Join(base, "work"), filepath.Join(base, "home")
+	for _, d := range []string{work, home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The home folder beside the workspace, as a real one is, and the
+	// person's config folder in it (trustTestFiles).
+	c.Env = append(os.Environ(), "MCODE_HOME="+filepath.Join(work, "mcode-home"), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "CI=true",
+		testUserConfigDirVar+"="+filepath.Join(home, ".config", "mcode"), testSystemConfigVar+"=")
+	c.Dir = work
+	t.Cleanup(func() { killTasksOf(filepath.Join(work, "mcode-home")) })
 	return c
+}
+
+// personConfig writes the person's own config file for c (made by
+// mcodeCmd): trusted, as a user's ~/.config/mcode/config.yaml is.
+func personConfig(t *testing.T, c *exec.Cmd, yaml string) {
+	t.Helper()
+	for _, kv := range c.Env {
+		if dir, ok := strings.CutPrefix(kv, testUserConfigDirVar+"="); ok {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatal("the command has no person's config folder")
 }
 
 // killTasksOf kills whatever a test or script left running under the data

@@ -24,7 +24,7 @@ func TestMCPServeAgentState(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(".mcode.yaml", `tools:
+	personConfig(t, c, `tools:
   custom:
     - name: shout
       description: Says a word back in JSON.
@@ -36,7 +36,7 @@ func TestMCPServeAgentState(t *testing.T) {
       command: [./shout.sh, '{{theWord}}']
       stdin: none
       readOnly: true
-`, 0o644)
+`)
 	write("shout.sh", "#!/bin/sh\ntouch ran.txt\nprintf '{\"said\": \"%s\"}\\n' \"$1\"\n", 0o755)
 	write(".mcode/skills/demo/SKILL.md", "---\nname: demo\ndescription: A demo skill.\n---\nDo the demo.\n", 0o644)
 	cs := connectServe(t, c)

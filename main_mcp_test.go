@@ -301,15 +301,99 @@ func TestMCPServeGuard(t *testing.T) {
 	if !res.IsError || id == "" || !strings.Contains(text, "error: approval_required: ") || !strings.Contains(text, "mcode approve "+id) {
 		t.Fatalf("approval required: isError=%v structured=%v text=%q", res.IsError, res.StructuredContent, text)
 	}
-	approve := mcodeCmd(t, "approve", id)
+	approve := exec.Command("ptyrun", "code", "mcode", "approve", id)
 	approve.Dir, approve.Env = c.Dir, c.Env
 	if out, err := approve.CombinedOutput(); err != nil {
-		t.Fatalf("mcode approve %s: %v\n%s", id, err, out)
+		t.Fatalf("mcode approve %s at a terminal: %v\n%s", id, err, out)
 	}
 	if res, text := call("datetime"); res.IsError {
 		t.Fatalf("approved call: %q", text)
 	}
 	if res, _ := call("datetime"); !res.IsError {
 		t.Error("the approval ran the call twice")
+	}
+	// approve and deny are a person's, never tools a client may call.
+	for _, name := range []string{"approve", "deny"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"id": id}})
+		if err == nil && !res.IsError {
+			t.Errorf("tools/call %s was served: %+v", name, res)
+		}
+	}
+}
+
+// A client that declares elicitation is asked, for its user, about a
+// held call: accept runs it once, decline denies it; a client without
+// the capability gets approval_required with the id, as before.
+func TestMCPServeAsksTheClientsUser(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answer  string // "" for a client without elicitation
+		wantErr string
+	}{
+		{"accept", "accept", ""},
+		{"decline", "decline", "error: denied: "},
+		{"cancel", "cancel", "error: denied: "},
+		{"no capability", "", "error: approval_required: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mcodeCmd(t, "mcp", "serve")
+			cfg := "guard:\n  rules:\n    - {tool: write, action: require_approval}\n"
+			if err := os.WriteFile(filepath.Join(c.Dir, ".mcode.yaml"), []byte(cfg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stdin, err := c.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := c.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Stderr = &testWriter{t: t}
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { stdin.Close(); c.Process.Kill(); c.Wait() })
+			var asked []string
+			opts := &mcp.ClientOptions{}
+			if tc.answer != "" {
+				opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked = append(asked, req.Params.Message)
+					return &mcp.ElicitResult{Action: tc.answer}, nil
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcode-test", Version: "1"}, opts).Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": "w.txt", "content": "x"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text string
+			for _, ct := range res.Content {
+				if tc, ok := ct.(*mcp.TextContent); ok {
+					text += tc.Text
+				}
+			}
+			_, statErr := os.Stat(filepath.Join(c.Dir, "w.txt"))
+			if tc.wantErr == "" {
+				if res.IsError || statErr != nil {
+					t.Fatalf("accepted: isError=%v %q, file: %v", res.IsError, text, statErr)
+				}
+				if len(asked) != 1 || !strings.Contains(asked[0], `write {"content":"x","file_path":"w.txt"}`) {
+					t.Errorf("the question does not name the call in full: %q", asked)
+				}
+				return
+			}
+			if !res.IsError || !strings.Contains(text, tc.wantErr) || statErr == nil {
+				t.Errorf("isError=%v %q, file written: %v", res.IsError, text, statErr == nil)
+			}
+			if tc.answer == "" && len(asked) != 0 {
+				t.Errorf("a client without the capability was asked: %q", asked)
+			}
+		})
 	}
 }

@@ -28,11 +28,51 @@ func TestMain(m *testing.M) {
 		os.Exit(cmd.Main())
 	}
 	testscript.Main(m, map[string]func(){
-		"mcode": func() { os.Exit(cmd.Main()) },
+		"mcode": func() { os.Exit(cmd.MainWith(trustTestFiles)) },
+		// A person at a terminal: runs a program on a pseudo-terminal and
+		// answers its question.
+		"ptyrun": func() { os.Exit(ptyRun()) },
 		// A go-sdk MCP server for the connector scripts (MCPTEST_MODE).
 		"mcptest": func() { code, _ := mcptest.Main(); os.Exit(code) },
 	})
 }
+
+// homeBeside makes the script's home folder, $WORK/home, a link to a
+// folder beside the work folder (with what the script's archive put in
+// it): a real home is never inside the workspace, and a workspace root
+// that holds the home folder is one mcode does not trust.
+func homeBeside(work string) error {
+	home := filepath.Join(work, "home")
+	real := work + ".home"
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(home); err == nil {
+		if err := os.Rename(home, real); err != nil {
+			if err := os.RemoveAll(real); err != nil {
+				return err
+			}
+			if err := os.Rename(home, real); err != nil {
+				return err
+			}
+		}
+	}
+	return os.Symlink(real, home)
+}
+
+// trustTestFiles makes the scripts' own files the person's: the user
+// config folder $WORK/home/.config/mcode and the system file
+// $WORK/etc/mcode/config.yaml (a real process finds them itself, and
+// never from a variable a caller could set).
+func trustTestFiles(f *cmd.Factory) {
+	f.Trusted = cmd.TrustedFiles{System: os.Getenv(testSystemConfigVar), UserDir: os.Getenv(testUserConfigDirVar)}
+}
+
+// Variables of the test binary only: the shipped binary reads neither.
+const (
+	testSystemConfigVar  = "MCODE_TEST_SYSTEM_CONFIG"
+	testUserConfigDirVar = "MCODE_TEST_USER_CONFIG_DIR"
+)
 
 // TestScripts runs the end-to-end scripts in testdata/script against the
 // real CLI.
@@ -59,12 +99,15 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 				"TERM":            "dumb",
 				"TZ":              "UTC",
 				"LC_ALL":          "C.UTF-8",
+				// The person's own config files (trustTestFiles).
+				testUserConfigDirVar: filepath.Join(work, "home", ".config", "mcode"),
+				testSystemConfigVar:  filepath.Join(work, "etc", "mcode", "config.yaml"),
 			} {
 				e.Setenv(k, v)
 			}
 			// A script that fails half-way leaves no background task running.
 			e.Defer(func() { killTasksOf(filepath.Join(work, "mcode-home")) })
-			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
+			return homeBeside(work)
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "nobody" {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
@@ -251,3 +253,15 @@ func interrupted() *tool.Error { return dispatch.Interrupted() }
 func (f *Factory) approval() string {
 	return cmp.Or(f.Global.Approval, f.Getenv("MCODE_APPROVAL"))
 }
+
+// ignorePolicy records a loosening the caller asked for and did not get.
+func (f *Factory) ignorePolicy(key, layer, why string) {
+	ig := config.Ignored{Key: key, Layer: layer, Why: why}
+	if !slices.Contains(f.policyIgnored, ig) {
+		f.policyIgnored = append(f.policyIgnored, ig)
+	}
+}
+
+// PolicyIgnored are the loosenings of the policy this call asked for and
+// did not get, from every layer (result.policy_ignored).
+func (f *Factory) PolicyIgnored() []config.Ignored { return f.policyIgnored }

@@ -36,7 +36,9 @@ func factoryIn(dir string, env map[string]string) (*Factory, *iostreamsBuffers) 
 		env["MCODE_HOME"] = dir + "/home"
 	}
 	if _, ok := env["HOME"]; !ok {
-		env["HOME"] = dir
+		// Beside the workspace, as a real home is: a root that holds the
+		// home folder is no workspace.
+		env["HOME"] = dir + ".home"
 	}
 	f := &Factory{
 		IO:         ios,
@@ -45,6 +47,8 @@ func factoryIn(dir string, env map[string]string) (*Factory, *iostreamsBuffers) 
 		Getenv:     envFunc(env),
 		EnvNames:   func() []string { return envNames(env) },
 		Executable: os.Executable, // the test binary: the rm shim must point at something executable
+		// The person's own config: none unless a test writes it.
+		Trusted: TrustedFiles{UserDir: dir + ".person-config"},
 	}
 	f.Tools = f.builtinTools
 	return f, &iostreamsBuffers{in: in, out: out, errOut: errOut}

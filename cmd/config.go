@@ -30,50 +30,95 @@ var envAliases = map[string][]string{
 	"bash.envSanitize": {"MCODE_BASH_ENV_SANITIZE"},
 }
 
-// configSearch returns the config file to read: --config, MCODE_CONFIG,
-// ./.mcode.yaml, then $XDG_CONFIG_HOME/mcode/config.yaml. explicit is true
-// when the caller named it, so that a missing file is an error.
-func configSearch(flagPath string, getenv func(string) string, cwd, home string) (path string, explicit bool) {
-	if flagPath != "" {
-		return flagPath, true
+// configFile is one file of the configuration's layers.
+type configFile struct {
+	// layer names it for people: "system file", "user file", "workspace
+	// file", "--config file", "MCODE_CONFIG file".
+	layer string
+	path  string
+	// trusted: the person's own file (system or user): it sets policy
+	// keys freely; every other layer may only tighten them.
+	trusted bool
+	// explicit: the caller named it, so a missing file is an error.
+	explicit bool
+}
+
+func (c configFile) name() string { return c.layer + " " + c.path }
+
+// configFiles lists the files of a call's configuration, lowest layer
+// first: the system file, the user file, then the workspace's
+// .mcode.yaml at the root (or the file --config / MCODE_CONFIG names
+// instead of it). A user file that an environment variable
+// (XDG_CONFIG_HOME, HOME) moved into a place the caller can write is
+// read, but not trusted: the person's own is then the one under the home
+// folder of the user database.
+func (f *Factory) configFiles() []configFile {
+	files := []configFile{{layer: "system file", path: f.Trusted.System, trusted: true}}
+	if f.Trusted.System == "" {
+		files = files[:0]
 	}
-	if p := getenv("MCODE_CONFIG"); p != "" {
-		return p, true
+	_, trustedUser, relocated := f.userConfigDirs()
+	if relocated != "" {
+		files = append(files, configFile{layer: "user file (moved by XDG_CONFIG_HOME or HOME into a place the caller can write)", path: filepath.Join(relocated, userConfigName)})
 	}
-	if p := filepath.Join(cwd, ".mcode.yaml"); fileExists(p) {
-		return p, false
+	if trustedUser != "" {
+		files = append(files, configFile{layer: "user file", path: filepath.Join(trustedUser, userConfigName), trusted: true})
 	}
-	xdg := getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
+	switch {
+	case f.Global.Config != "":
+		files = append(files, configFile{layer: "--config file", path: f.Global.Config, explicit: true})
+	case f.Getenv("MCODE_CONFIG") != "":
+		files = append(files, configFile{layer: "MCODE_CONFIG file", path: f.Getenv("MCODE_CONFIG"), explicit: true})
+	default:
+		dir, err := f.RootDir()
+		if err != nil {
+			dir, _ = f.Getwd()
+		}
+		files = append(files, configFile{layer: "workspace file", path: filepath.Join(dir, workspaceConfigName)})
 	}
-	if xdg != "" {
-		if p := filepath.Join(xdg, "mcode", "config.yaml"); fileExists(p) {
-			return p, false
+	for i := range files {
+		if !filepath.IsAbs(files[i].path) {
+			if cwd, err := f.Getwd(); err == nil {
+				files[i].path = filepath.Join(cwd, files[i].path)
+			}
 		}
 	}
-	return "", false
+	return files
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// File names of the configuration.
+const (
+	workspaceConfigName = ".mcode.yaml"
+	userConfigName      = "config.yaml"
+	// SystemConfigPath is the system file, an administrator's.
+	SystemConfigPath = "/etc/mcode/config.yaml"
+)
+
+// layerFile is a config file read on its own.
+type layerFile struct {
+	configFile
+	settings map[string]any // as viper reads it: keys in lower case
+	cfg      config.Config  // what the file alone sets; the rest zero
+	set      map[string]bool
 }
 
-// loadConfig reads the config once with viper (defaults < file < env) and
-// copies it into plain structs. Any error names the file or variable, the
-// key and what was expected.
+// loadConfig reads the configuration of a call once, layer by layer
+// (defaults < system file < user file < workspace file < environment),
+// and copies it into plain structs. Ordinary keys merge, later winning;
+// policy keys come from the trusted layers and are only tightened by the
+// others (config.ApplyPolicy), which returns what it ignored. Any error
+// names the file or variable, the key and what was expected.
 //
 // Every key is also MCODE_ + its path, upper-cased, dots as underscores
 // (envconfig.go): names lists the variables set (only their names; values
 // come through getenv), so that keys under a map (an agent's name, a
 // capability) are found too.
-func loadConfig(path string, explicit bool, getenv func(string) string, names []string) (*config.Config, error) {
+func loadConfig(files []configFile, getenv func(string) string, names []string) (*config.Config, []config.Ignored, error) {
 	defaults := config.Defaults()
 	leaves := leafKeys(reflect.TypeOf(defaults), "")
 	fromEnv, err := configFromEnv(reflect.TypeOf(defaults), getenv, names)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, key := range leaves {
 		for _, n := range envAliases[key] {
@@ -82,53 +127,202 @@ func loadConfig(path string, explicit bool, getenv func(string) string, names []
 			}
 		}
 	}
-	if path == "" && len(fromEnv) == 0 {
+	var layers []*layerFile
+	for _, file := range files {
+		lf, err := readLayer(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		if lf != nil {
+			layers = append(layers, lf)
+		}
+	}
+	if len(layers) == 0 && len(fromEnv) == 0 {
 		// Nothing to read or merge: the defaults are the config, and a
 		// small call does not pay for viper.
-		return &defaults, nil
+		return &defaults, nil, nil
 	}
-	v := viper.New()
-	dv := reflect.ValueOf(defaults)
-	for _, key := range leaves {
-		v.SetDefault(key, fieldByKey(dv, key).Interface())
+	var envLayer *config.Layer
+	if len(fromEnv) > 0 {
+		v := viper.New()
+		for key, ev := range fromEnv {
+			v.Set(key, ev.decoded)
+		}
+		var cfg config.Config
+		if err := decode(v, &cfg); err != nil {
+			return nil, nil, translateDecodeError(err, "", fromEnv)
+		}
+		envLayer = &config.Layer{Name: "environment", Config: cfg, Set: keySet(v.AllSettings()),
+			Source: func(key string) string {
+				if n := envSource(fromEnv, key); n != "" {
+					return "environment variable " + n
+				}
+				return ""
+			}}
 	}
-	for key, ev := range fromEnv {
-		v.Set(key, ev.decoded) // explicit Set: env beats the file
-	}
-	if path != "" {
-		if _, err := os.Stat(path); err != nil {
-			if errors.Is(err, fs.ErrNotExist) && !explicit {
-				path = ""
-			} else {
-				return nil, configError(path, "", "cannot read the config file: %v", err)
+	merge := func(trustedOnly bool) (*config.Config, error) {
+		v := viper.New()
+		dv := reflect.ValueOf(defaults)
+		for _, key := range leaves {
+			v.SetDefault(key, fieldByKey(dv, key).Interface())
+		}
+		for _, lf := range layers {
+			if trustedOnly && !lf.trusted {
+				continue
+			}
+			// A copy: viper merges nested maps in by reference, and the
+			// next layer would then change this layer's settings.
+			if err := v.MergeConfigMap(deepCopy(lf.settings).(map[string]any)); err != nil {
+				return nil, configError(lf.path, "", "not valid YAML: %v", err)
 			}
 		}
-	}
-	if path != "" {
-		v.SetConfigFile(path)
-		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
-			return nil, configError(path, "", "not valid YAML: %v", unwrapViper(err))
+		if !trustedOnly {
+			for key, ev := range fromEnv {
+				v.Set(key, ev.decoded) // explicit Set: env beats the files
+			}
 		}
+		cfg := config.Config{}
+		if err := decode(v, &cfg); err != nil {
+			return nil, translateDecodeError(err, "", fromEnv)
+		}
+		for _, lf := range layers {
+			if (!trustedOnly || lf.trusted) && (len(cfg.McpServers) > 0 || len(cfg.Tools.Custom) > 0) {
+				if err := restoreCase(lf.path, &cfg); err != nil {
+					return nil, configError(lf.path, "", "not valid YAML: %v", err)
+				}
+			}
+		}
+		return &cfg, nil
 	}
-	cfg := config.Config{}
-	err = v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) {
-		dc.ErrorUnused = true
-		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, integerHook, mapstructure.StringToSliceHookFunc(","))
-	})
+	cfg, err := merge(false)
 	if err != nil {
-		return nil, translateDecodeError(err, path, fromEnv)
+		return nil, nil, err
 	}
-	if path != "" && (len(cfg.McpServers) > 0 || len(cfg.Tools.Custom) > 0) {
-		if err := restoreCase(path, &cfg); err != nil {
-			return nil, configError(path, "", "not valid YAML: %v", err)
+	// Every value is checked where it was written, before the policy
+	// decides which of them count.
+	if errs := cfg.Validate(); len(errs) > 0 {
+		fe := errs[0]
+		return nil, nil, configError(sourceOfKey(fe.Key, layers, fromEnv), fe.Key, "expected %s, got %v", fe.Expected, fe.Got)
+	}
+	var untrusted []config.Layer
+	for _, lf := range layers {
+		if !lf.trusted {
+			untrusted = append(untrusted, config.Layer{Name: lf.name(), Config: lf.cfg, Set: lf.set})
 		}
+	}
+	if envLayer != nil {
+		untrusted = append(untrusted, *envLayer)
+	}
+	var ignored []config.Ignored
+	if len(untrusted) > 0 {
+		trusted, err := merge(true)
+		if err != nil {
+			return nil, nil, err
+		}
+		ignored = config.ApplyPolicy(cfg, *trusted, untrusted, config.PolicyOptions{CI: truthy(getenv("CI")) || truthy(getenv("GITHUB_ACTIONS"))})
+	} else {
+		config.ApplyPolicy(cfg, *cfg, nil, config.PolicyOptions{})
 	}
 	if errs := cfg.Validate(); len(errs) > 0 {
 		fe := errs[0]
-		return nil, configError(sourceOf(fe.Key, path, fromEnv), fe.Key, "expected %s, got %v", fe.Expected, fe.Got)
+		return nil, nil, configError(sourceOfKey(fe.Key, layers, fromEnv), fe.Key, "expected %s, got %v", fe.Expected, fe.Got)
 	}
-	return &cfg, nil
+	return cfg, ignored, nil
+}
+
+// readLayer reads one config file alone; nil when an optional file is
+// not there.
+func readLayer(file configFile) (*layerFile, error) {
+	if _, err := os.Stat(file.path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !file.explicit {
+			return nil, nil
+		}
+		return nil, configError(file.path, "", "cannot read the config file: %v", err)
+	}
+	v := viper.New()
+	v.SetConfigFile(file.path)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		return nil, configError(file.path, "", "not valid YAML: %v", unwrapViper(err))
+	}
+	lf := &layerFile{configFile: file, settings: v.AllSettings()}
+	if err := decode(v, &lf.cfg); err != nil {
+		return nil, translateDecodeError(err, file.path, nil)
+	}
+	if len(lf.cfg.McpServers) > 0 || len(lf.cfg.Tools.Custom) > 0 {
+		if err := restoreCase(file.path, &lf.cfg); err != nil {
+			return nil, configError(file.path, "", "not valid YAML: %v", err)
+		}
+	}
+	lf.set = keySet(lf.settings)
+	return lf, nil
+}
+
+// decode copies viper's settings into cfg: durations in seconds or Go's
+// form, integers refused when they have a fraction, every key known.
+func decode(v *viper.Viper, cfg *config.Config) error {
+	return v.Unmarshal(cfg, func(dc *mapstructure.DecoderConfig) {
+		dc.ErrorUnused = true
+		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(durationHook, integerHook, mapstructure.StringToSliceHookFunc(","))
+	})
+}
+
+// deepCopy copies nested settings (maps and lists).
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = deepCopy(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = deepCopy(x)
+		}
+		return out
+	}
+	return v
+}
+
+// keySet lists the dotted keys of nested settings, sections included.
+func keySet(settings map[string]any) map[string]bool {
+	set := map[string]bool{}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			key := strings.ToLower(prefix + k)
+			set[key] = true
+			if sub, ok := v.(map[string]any); ok {
+				walk(key+".", sub)
+			}
+		}
+	}
+	walk("", settings)
+	return set
+}
+
+// sourceOfKey names where a key's value came from: its environment
+// variable if set, else the last file that sets it, else the defaults.
+func sourceOfKey(key string, layers []*layerFile, env map[string]envValue) string {
+	if n := envSource(env, key); n != "" {
+		return "environment variable " + n
+	}
+	k := strings.ToLower(strings.NewReplacer("[", ".", "]", "").Replace(key))
+	for i := len(layers) - 1; i >= 0; i-- {
+		for probe := k; probe != ""; {
+			if layers[i].set[probe] {
+				return layers[i].path
+			}
+			j := strings.LastIndexByte(probe, '.')
+			if j < 0 {
+				break
+			}
+			probe = probe[:j]
+		}
+	}
+	return "defaults"
 }
 
 // restoreCase reads again, from the file, the maps whose keys are names
@@ -183,7 +377,8 @@ func envName(key string) string {
 	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
-// sourceOf names where a key's value came from: its env var if set, else the file.
+// sourceOf names where a key's value came from: its env var if set, else
+// the file.
 func sourceOf(key, path string, env map[string]envValue) string {
 	if n := envSource(env, key); n != "" {
 		return "environment variable " + n
@@ -302,6 +497,9 @@ func leafKeys(t reflect.Type, prefix string) []string {
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Tag.Get("mapstructure") == "-" {
+			continue // set by mcode, never by a file
+		}
 		key := prefix + f.Tag.Get("mapstructure")
 		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(time.Duration(0)) {
 			out = append(out, leafKeys(f.Type, key+".")...)
@@ -355,7 +553,9 @@ func knownChildren(key string) []string {
 	}
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
-		out = append(out, t.Field(i).Tag.Get("mapstructure"))
+		if tag := t.Field(i).Tag.Get("mapstructure"); tag != "-" {
+			out = append(out, tag)
+		}
 	}
 	return out
 }

@@ -1,12 +1,15 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -33,8 +36,19 @@ func writeFile(t *testing.T, path, content string) string {
 	return path
 }
 
+// loadOne loads the configuration of one file, a person's own (trusted),
+// or none ("").
+func loadOne(path string, explicit bool, getenv func(string) string, names []string) (*config.Config, error) {
+	var files []configFile
+	if path != "" {
+		files = []configFile{{layer: "user file", path: path, trusted: true, explicit: explicit}}
+	}
+	cfg, _, err := loadConfig(files, getenv, names)
+	return cfg, err
+}
+
 func TestConfigDefaults(t *testing.T) {
-	cfg, err := loadConfig("", false, envFunc(nil), envNames(nil))
+	cfg, err := loadOne("", false, envFunc(nil), envNames(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +67,7 @@ bash: {defaultTimeout: 90, maxTimeout: 2m, envSanitize: scrub}
 agents:
   reviewer: {role: verifier, tools: [read, grep], disallowedTools: [bash]}
 `)
-	cfg, err := loadConfig(path, true, envFunc(nil), envNames(nil))
+	cfg, err := loadOne(path, true, envFunc(nil), envNames(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +82,7 @@ agents:
 		"MCODE_TOOLRESULTCOMPACTION_MAXINLINEKIB": "16",
 		"MCODE_BASH_ENV_SANITIZE":                 "strict",
 	}
-	cfg, err = loadConfig(path, true, envFunc(env), envNames(env))
+	cfg, err = loadOne(path, true, envFunc(env), envNames(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +124,7 @@ func TestConfigErrorsNameFileKeyAndExpectation(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeFile(t, filepath.Join(dir, c.name, "c.yaml"), c.yaml)
-			_, err := loadConfig(path, true, envFunc(c.env), envNames(c.env))
+			_, err := loadOne(path, true, envFunc(c.env), envNames(c.env))
 			if err == nil {
 				t.Fatal("want an error")
 			}
@@ -127,25 +141,56 @@ func TestConfigErrorsNameFileKeyAndExpectation(t *testing.T) {
 	}
 }
 
-func TestConfigSearchOrder(t *testing.T) {
+func TestConfigFilesAreLayered(t *testing.T) {
 	dir := t.TempDir()
-	cwd := filepath.Join(dir, "work")
-	home := filepath.Join(dir, "home")
-	xdgFile := writeFile(t, filepath.Join(home, ".config", "mcode", "config.yaml"), "")
-	if p, _ := configSearch("", envFunc(nil), cwd, home); p != xdgFile {
-		t.Errorf("fallback = %q, want %q", p, xdgFile)
+	f, _ := factoryIn(dir, nil)
+	f.Trusted = TrustedFiles{System: "/etc/x/config.yaml", UserDir: filepath.Join(dir, "person")}
+	layers := func() (out []string) {
+		for _, c := range f.configFiles() {
+			out = append(out, fmt.Sprintf("%s %s trusted=%v explicit=%v", c.layer, c.path, c.trusted, c.explicit))
+		}
+		return out
 	}
-	local := writeFile(t, filepath.Join(cwd, ".mcode.yaml"), "")
-	if p, explicit := configSearch("", envFunc(nil), cwd, home); p != local || explicit {
-		t.Errorf("local = %q %v", p, explicit)
+	want := []string{
+		"system file /etc/x/config.yaml trusted=true explicit=false",
+		"user file " + dir + "/person/config.yaml trusted=true explicit=false",
+		"workspace file " + dir + "/.mcode.yaml trusted=false explicit=false",
 	}
-	if p, explicit := configSearch("", envFunc(map[string]string{"MCODE_CONFIG": "/e.yaml"}), cwd, home); p != "/e.yaml" || !explicit {
-		t.Errorf("env = %q", p)
+	if got := layers(); !slices.Equal(got, want) {
+		t.Errorf("layers:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if p, _ := configSearch("/f.yaml", envFunc(map[string]string{"MCODE_CONFIG": "/e.yaml"}), cwd, home); p != "/f.yaml" {
-		t.Errorf("flag = %q", p)
+	f.Getenv = envFunc(map[string]string{"MCODE_CONFIG": "e.yaml"})
+	want[2] = "MCODE_CONFIG file " + dir + "/e.yaml trusted=false explicit=true"
+	if got := layers(); !slices.Equal(got, want) {
+		t.Errorf("MCODE_CONFIG replaces the workspace file: %q", got)
 	}
-	if _, err := loadConfig(filepath.Join(dir, "missing.yaml"), true, envFunc(nil), nil); err == nil {
+	f.Global.Config = "/f.yaml"
+	want[2] = "--config file /f.yaml trusted=false explicit=true"
+	if got := layers(); !slices.Equal(got, want) {
+		t.Errorf("--config beats MCODE_CONFIG: %q", got)
+	}
+	dir = t.TempDir()
+	if _, err := loadOne(filepath.Join(dir, "missing.yaml"), true, envFunc(nil), nil); err == nil {
 		t.Error("a missing explicit config must be an error")
+	}
+}
+
+// Each layer keeps its own settings: merging the workspace file over the
+// user's must not change what the user's alone says (viper merges nested
+// maps by reference).
+func TestLayersDoNotLeakIntoEachOther(t *testing.T) {
+	d := t.TempDir()
+	u := writeFile(t, d+"/u.yaml", "tools:\n  custom:\n    - name: greet\n      description: hi\n      command: [echo, \"{}\"]\n")
+	w := writeFile(t, d+"/w.yaml", "tools:\n  custom:\n    - name: ws_tool\n      description: hi\n      command: [echo, \"{}\"]\n")
+	cfg, _, err := loadConfig([]configFile{{layer: "user file", path: u, trusted: true}, {layer: "--config file", path: w, explicit: true}}, envFunc(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cfg.Tools.Custom {
+		got = append(got, c.Name+":"+c.Trust)
+	}
+	if want := []string{"greet:trusted", "ws_tool:untrusted"}; !slices.Equal(got, want) {
+		t.Errorf("custom tools %q, want %q", got, want)
 	}
 }

@@ -3,7 +3,9 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -132,4 +134,39 @@ func (f *Factory) connectorCall(ctx context.Context, name string, args json.RawM
 			Hint:    "name an MCP tool as SERVER__TOOL (or SERVER/TOOL); `mcode connector tools` lists them, `mcode call` calls built-in tools"})
 	}
 	return f.Call(ctx, name, args)
+}
+
+// untrustedServers stands for the tools of the MCP servers no person has
+// trusted yet: a call of SERVER__TOOL finds a stand-in that the guard
+// holds until a person trusts the server's definition; the server never
+// starts before.
+type untrustedServers []connector.UntrustedServer
+
+func (u untrustedServers) Tools(ctx context.Context, env *tool.Env) ([]*tool.Tool, error) {
+	var problems []string
+	for _, s := range u {
+		problems = append(problems, fmt.Sprintf("MCP server %s: untrusted: not started: %s defines it, and no person has trusted this definition (a call of one of its tools asks for it)", s.Name, s.Def.Layer))
+	}
+	return nil, errors.New(strings.Join(problems, "\n"))
+}
+
+func (u untrustedServers) Lookup(ctx context.Context, env *tool.Env, name string) (*tool.Tool, bool, error) {
+	server, _, ok := connector.SplitName(name)
+	if !ok {
+		return nil, false, nil
+	}
+	for _, s := range u {
+		if strings.EqualFold(s.Name, server) {
+			t, err := tool.NewExternal(tool.External{
+				Name: name, Description: "A tool of the MCP server " + s.Name + ", which no person has trusted yet.",
+				Source: tool.Configured, Facts: tool.Facts{OpenWorld: true}, Untrusted: s.Def,
+			}, func(ctx context.Context, env *tool.Env, args json.RawMessage) (*tool.Response, error) {
+				return nil, &tool.Error{Code: tool.CodeApprovalRequired,
+					Message: "the MCP server " + s.Name + " was trusted after this process started",
+					Hint:    "run the same call again: the server starts now"}
+			})
+			return t, true, err
+		}
+	}
+	return nil, false, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcode-dev/mcode/pkg/edit"
+	"github.com/mcode-dev/mcode/pkg/textedit"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -116,9 +117,9 @@ func readTextFile(ctx context.Context, in io.Reader, flag, name string) (string,
 }
 
 func readTextFileNow(in io.Reader, flag, name string) (string, error) {
-	const limit = edit.MaxFileMiB << 20
+	const limit = textedit.MaxFileMiB << 20
 	tooLarge := &tool.Error{Code: tool.CodeTooLarge,
-		Message: fmt.Sprintf("%s %s holds more than the %d MiB write and edit handle", flag, name, edit.MaxFileMiB),
+		Message: fmt.Sprintf("%s %s holds more than the %d MiB write and edit handle", flag, name, textedit.MaxFileMiB),
 		Hint:    "change a file this large with a command (cp, sed) through bash"}
 	r := in
 	if name != "-" {

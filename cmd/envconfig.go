@@ -76,6 +76,9 @@ func envPath(t reflect.Type, rest string) ([]string, reflect.Type, bool) {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			tag := f.Tag.Get("mapstructure")
+			if tag == "-" {
+				continue
+			}
 			up := strings.ToUpper(tag)
 			if rest == up {
 				if f.Type.Kind() == reflect.Struct {

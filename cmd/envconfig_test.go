@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,9 @@ func envKeys(t reflect.Type, name string, path []string) []envKey {
 		var out []envKey
 		for i := 0; i < t.NumField(); i++ {
 			tag := t.Field(i).Tag.Get("mapstructure")
+			if tag == "-" {
+				continue
+			}
 			out = append(out, envKeys(t.Field(i).Type, name+"_"+strings.ToUpper(tag), append(copyPath(path), tag))...)
 		}
 		return out
@@ -88,6 +92,8 @@ func envKeys(t reflect.Type, name string, path []string) []envKey {
 		}
 		data, _ := json.Marshal([]map[string]string{rec})
 		k.good, k.want, k.bad, k.recordList = string(data), "1", "not json", true
+	case t.Kind() == reflect.Slice && key == "workspace.roots":
+		k.good, k.want, k.bad = "/a,/b", "[/a /b]", "relative"
 	case t.Kind() == reflect.Slice:
 		k.good, k.want = "a,b", "[a b]"
 	default:
@@ -153,9 +159,36 @@ func TestEveryConfigKeyFromEnv(t *testing.T) {
 			for _, path := range []string{"", file} {
 				env := companions(k)
 				env[k.name] = k.good
-				cfg, err := loadConfig(path, path != "", envFunc(env), envNames(env))
+				var files []configFile
+				if path != "" {
+					files = []configFile{{layer: "user file", path: path, trusted: true, explicit: true}}
+				}
+				cfg, ignored, err := loadConfig(files, envFunc(env), envNames(env))
 				if err != nil {
 					t.Fatalf("%s=%s (file %q): %v", k.name, k.good, path, err)
+				}
+				key := strings.Join(k.path, ".")
+				if config.IsPolicyKey(key) {
+					// The environment is the caller's: a policy key there
+					// tightens, or is ignored and said so.
+					if i := slices.IndexFunc(ignored, func(ig config.Ignored) bool { return strings.Contains(ig.Layer, k.name) }); i >= 0 {
+						if !strings.EqualFold(ignored[i].Key, key) && !strings.HasPrefix(strings.ToLower(key), strings.ToLower(ignored[i].Key)+".") {
+							t.Errorf("%s=%s ignored as key %q", k.name, k.good, ignored[i].Key)
+						}
+						return
+					}
+					if key == "guard.rules" || key == "guard.defaultPolicy" {
+						if len(cfg.Guard.Layers) != 1 || (cfg.Guard.Layers[0].Name != "environment variable "+k.name && cfg.Guard.Layers[0].DefaultFrom != "environment variable "+k.name) {
+							t.Errorf("%s=%s: rules layers %+v", k.name, k.good, cfg.Guard.Layers)
+						}
+						return
+					}
+					if key == "tools.dirs" {
+						if !slices.Equal(cfg.Tools.UntrustedDirs, []string{"a", "b"}) {
+							t.Errorf("%s=%s: untrusted dirs %q", k.name, k.good, cfg.Tools.UntrustedDirs)
+						}
+						return
+					}
 				}
 				v, ok := valueAt(reflect.ValueOf(*cfg), k.path)
 				if !ok {
@@ -174,7 +207,7 @@ func TestEveryConfigKeyFromEnv(t *testing.T) {
 			}
 			env := companions(k)
 			env[k.name] = k.bad
-			_, err := loadConfig("", false, envFunc(env), envNames(env))
+			_, err := loadOne("", false, envFunc(env), envNames(env))
 			te := tool.AsError(err)
 			if te == nil || te.Code != tool.CodeUsage || !strings.Contains(te.Message, k.name) {
 				t.Errorf("%s=%s: got %v, want usage naming %s", k.name, k.bad, err, k.name)
@@ -193,7 +226,7 @@ func TestEnvConfigNames(t *testing.T) {
 		"MCODE_MCPSERVERS_GH_ENV_API_KEY":  "k",
 		"MCODE_MCPSERVERS_GH_COMMAND":      "gh-mcp",
 	}
-	cfg, err := loadConfig("", false, envFunc(env), envNames(env))
+	cfg, err := loadOne("", false, envFunc(env), envNames(env))
 	if err != nil {
 		t.Fatal(err)
 	}

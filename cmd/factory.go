@@ -36,9 +36,15 @@ type Factory struct {
 	// stopDeadline releases the --timeout deadline (see applyDeadline).
 	stopDeadline context.CancelFunc
 
+	// Trusted locates the person's own files.
+	Trusted TrustedFiles
+
 	configOnce sync.Once
 	config     *config.Config
 	configErr  error
+	// policyIgnored are the loosenings of the policy that an untrusted
+	// layer asked for (result.policy_ignored).
+	policyIgnored []config.Ignored
 
 	closersMu sync.Mutex
 	closers   []func() // what the process ends before it exits (parked MCP sessions)
@@ -67,6 +73,7 @@ func NewFactory() *Factory {
 		Getwd:      sync.OnceValues(os.Getwd), // mcode never changes directory; each call stats . and $PWD
 		Getenv:     os.Getenv,
 		Executable: os.Executable,
+		Trusted:    TrustedFiles{System: SystemConfigPath},
 	}
 	f.Tools = f.builtinTools
 	return f
@@ -88,17 +95,15 @@ func (f *Factory) Close() {
 // it never pay for viper.
 func (f *Factory) Config() (*config.Config, error) {
 	f.configOnce.Do(func() {
-		cwd, err := f.Getwd()
-		if err != nil {
+		if _, err := f.Getwd(); err != nil {
 			f.configErr = err
 			return
 		}
-		path, explicit := configSearch(f.Global.Config, f.Getenv, cwd, f.userHome())
 		names := environNames
 		if f.EnvNames != nil {
 			names = f.EnvNames
 		}
-		f.config, f.configErr = loadConfig(path, explicit, f.Getenv, names())
+		f.config, f.policyIgnored, f.configErr = loadConfig(f.configFiles(), f.Getenv, names())
 	})
 	return f.config, f.configErr
 }

@@ -1,9 +1,14 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +30,7 @@ const DefaultAuditLimit = 50
 
 // mainField is the parameter that `guard check TOOL VALUE` fills.
 var mainField = map[string]string{
-	"bash": "command", "read": "path", "write": "file_path", "edit": "file_path",
+	"bash": "command", "read": "path", "write": "file_path", "edit": "file_path", "apply_patch": "input",
 	"rm": "paths", "trash_put": "paths", "grep": "pattern", "glob": "pattern",
 }
 
@@ -96,11 +101,11 @@ func (f *Factory) guardCheck(c *cobra.Command, opts *CallOptions) *tool.Envelope
 		if err := t.Validate(args); err != nil {
 			return fail(err)
 		}
-		g, err := guardOf(cfg)
-		if err != nil {
+		var o dispatch.Options
+		if err := f.guard(cfg, &o); err != nil {
 			return fail(err)
 		}
-		j = g.Judge(call)
+		j, _ = o.Guard.(*guard.Approver).Judge(call)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "decision: %s (source: %s)\n", j.Verdict, j.Source)
@@ -138,25 +143,92 @@ func (f *Factory) guardCheck(c *cobra.Command, opts *CallOptions) *tool.Envelope
 			fmt.Fprintf(&b, "does not parse: %s\n", a.ParseError)
 		}
 	}
-	return tool.NewEnvelope(name, &tool.Response{Output: b.String(), Result: j}, nil)
+	layers := f.layersRead()
+	b.WriteString("config layers (the person's are trusted; the others may only tighten):\n")
+	for _, l := range layers {
+		fmt.Fprintf(&b, "  %-9s %s\n", l.Trust, l.Name)
+	}
+	ignored := f.PolicyIgnored()
+	for _, ig := range ignored {
+		fmt.Fprintf(&b, "ignored: %s from %s: %s\n", ig.Key, ig.Layer, ig.Why)
+	}
+	return tool.NewEnvelope(name, &tool.Response{Output: b.String(), Result: guardCheckResult{Judgement: j, Layers: layers, PolicyIgnored: ignored}}, nil)
+}
+
+// guardCheckResult is guard check's result: the decision, what the
+// parser saw, the config layers that made the policy and the loosenings
+// it ignored.
+type guardCheckResult struct {
+	*guard.Judgement
+	Layers        []layerRead      `json:"layers"`
+	PolicyIgnored []config.Ignored `json:"policy_ignored"`
+}
+
+// layerRead is one layer of this call's config and whether it is the
+// person's.
+type layerRead struct {
+	Name  string `json:"name"`
+	Trust string `json:"trust"`
+}
+
+// layersRead lists the layers this call's config came from.
+func (f *Factory) layersRead() []layerRead {
+	out := []layerRead{{Name: "defaults", Trust: config.TrustTrusted}}
+	for _, c := range f.configFiles() {
+		if _, err := os.Stat(c.path); err != nil {
+			continue
+		}
+		trust := config.TrustUntrusted
+		if c.trusted {
+			trust = config.TrustTrusted
+		}
+		out = append(out, layerRead{Name: c.name(), Trust: trust})
+	}
+	names := environNames
+	if f.EnvNames != nil {
+		names = f.EnvNames
+	}
+	var vars []string
+	for _, n := range names() {
+		if strings.HasPrefix(n, envPrefix+"_") && f.Getenv(n) != "" {
+			if _, _, ok := envPath(reflect.TypeOf(config.Config{}), strings.TrimPrefix(n, envPrefix+"_")); ok {
+				vars = append(vars, n)
+			}
+		}
+	}
+	slices.Sort(vars)
+	if len(vars) > 0 {
+		out = append(out, layerRead{Name: "environment: " + strings.Join(vars, ", "), Trust: config.TrustUntrusted})
+	}
+	for _, fl := range []struct{ flag, value string }{{"--role", f.Global.Role}, {"--agent", f.Global.Agent}, {"--root", f.Global.Root}} {
+		if fl.value != "" {
+			out = append(out, layerRead{Name: "flag " + fl.flag + " " + fl.value, Trust: config.TrustUntrusted})
+		}
+	}
+	return out
 }
 
 // NewCmdApprove builds `mcode approve [ID]` (ID: grant; none: list).
 func NewCmdApprove(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "approve [ID]",
-		Short: "Approve a call the guard held (a person, from any terminal); without ID, list the approvals",
-		Long: `Approve a call the guard held with exit 75. The caller then runs the very
+		Short: "Approve a call the guard held: a person, at their own terminal; without ID, list the approvals",
+		Long: `Approve a call the guard held with exit 75. Only a person does this, at a
+terminal: stdin and stdout must be one, the call is shown in full, and the
+person types the short code shown with it (or y). Without a terminal (a
+pipe, a script, a model's shell) it refuses. The caller then runs the very
 same call again with --approval ID (or MCODE_APPROVAL=ID): it runs once, if
 it is the same tool with the same arguments and the approval has not expired
-(guard.approvalTTL). Without ID, list pending and recent approvals.`,
+(guard.approvalTTL). An approval of a definition (an MCP server, hook or
+command tool that a workspace config asks to run) lasts until the definition
+changes. Without ID, list pending and recent approvals.`,
 		Example: "  mcode approve\n  mcode approve apr_0123456789abcdef",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return finish(f, f.listApprovals())
 			}
-			return finish(f, f.decideApproval("approve", args[0], true))
+			return finish(f, f.decideApproval(c.Context(), "approve", args[0], true))
 		},
 	}
 }
@@ -165,11 +237,11 @@ it is the same tool with the same arguments and the approval has not expired
 func NewCmdDeny(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "deny ID",
-		Short:   "Deny a call the guard held: re-running it with --approval ID exits 77",
+		Short:   "Deny a call the guard held (a person, at their own terminal): re-running it with --approval ID exits 77",
 		Example: "  mcode deny apr_0123456789abcdef",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return finish(f, f.decideApproval("deny", args[0], false))
+			return finish(f, f.decideApproval(c.Context(), "deny", args[0], false))
 		},
 	}
 }
@@ -182,26 +254,92 @@ func (f *Factory) approvalStore() (*approval.Store, error) {
 	return f.approvals(cfg), nil
 }
 
-func (f *Factory) decideApproval(name, id string, grant bool) *tool.Envelope {
+// notAPerson is the refusal of approve and deny without a person.
+func notAPerson(name, id, why string) *tool.Envelope {
+	return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeDenied,
+		Message: fmt.Sprintf("mcode %s answers for a person, and %s: approvals come from a person, never from a command a caller runs", name, why),
+		Hint:    fmt.Sprintf("run `mcode %s %s` yourself, in a terminal of your own", name, id)})
+}
+
+// decideApproval records a person's answer. It acts only with a person
+// at a terminal: stdin and stdout are one, the call is shown in full,
+// and the person types the short code shown with it (or y).
+func (f *Factory) decideApproval(ctx context.Context, name, id string, grant bool) *tool.Envelope {
 	if job := f.Getenv(exec.JobMarkerVar); job != "" {
-		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeDenied,
-			Message: fmt.Sprintf("mcode %s runs inside an mcode bash call (job %s): approvals come from a person, not from a command an agent runs", name, job),
-			Hint:    "run mcode " + name + " " + id + " yourself, in a terminal of your own"})
+		return notAPerson(name, id, fmt.Sprintf("this one runs inside an mcode bash call (job %s)", job))
+	}
+	if !f.IO.InTTY || !f.IO.OutTTY {
+		return notAPerson(name, id, "there is no terminal here (stdin and stdout must be one)")
 	}
 	store, err := f.approvalStore()
 	if err != nil {
 		return tool.NewEnvelope(name, nil, err)
 	}
-	rec, err := store.Decide(id, grant)
+	_, dir, _ := f.userConfigDirs()
+	if dir == "" {
+		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeDenied, Message: approval.ErrNoKey.Error(),
+			Hint: "run mcode approve with HOME (or XDG_CONFIG_HOME) naming your own home folder, outside the workspace"})
+	}
+	if store.Key, err = approval.LoadKey(dir, true); err != nil {
+		return tool.NewEnvelope(name, nil, err)
+	}
+	rec, err := store.Get(id)
+	if err != nil {
+		return tool.NewEnvelope(name, nil, guardError(err))
+	}
+	if rec.Status != approval.Pending {
+		return tool.NewEnvelope(name, nil, guardError(&approval.Error{Code: string(rec.Status), ID: id,
+			Detail: "it is " + string(rec.Status) + ", not pending: nothing to decide"}))
+	}
+	code := shortCode()
+	verb := "APPROVE"
+	if !grant {
+		verb = "DENY"
+	}
+	fmt.Fprintf(f.IO.Out, "%s\n  %s %s\n  root:   %s\n  rule:   %s\n  reason: %s\n%s it? Type %s (or y) and Enter; anything else keeps it pending: ",
+		rec.ID, rec.Tool, compactJSON(rec.Args), rec.Root, rec.Rule, rec.Reason, verb, code)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(f.IO.In).ReadString('\n')
+		answer <- strings.TrimSpace(line)
+	}()
+	var typed string
+	select {
+	case typed = <-answer:
+	case <-ctx.Done():
+		fmt.Fprintln(f.IO.Out)
+		return tool.NewEnvelope(name, nil, interrupted())
+	}
+	if !strings.EqualFold(typed, code) && !strings.EqualFold(typed, "y") && !strings.EqualFold(typed, "yes") {
+		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeDenied,
+			Message: fmt.Sprintf("%s is still pending: the answer was %q, not %s or y", id, typed, code),
+			Hint:    "run mcode " + name + " " + id + " again when you have decided"})
+	}
+	rec, err = store.Decide(id, grant)
 	if err != nil {
 		return tool.NewEnvelope(name, nil, guardError(err))
 	}
 	out := fmt.Sprintf("denied %s: %s %s\n", rec.ID, rec.Tool, compactJSON(rec.Args))
-	if grant {
+	switch {
+	case grant && rec.Kind == approval.KindTrust:
+		out = fmt.Sprintf("trusted %s: %s %s\nit runs from now on, until its definition changes\n", rec.ID, rec.Tool, compactJSON(rec.Args))
+	case grant:
 		out = fmt.Sprintf("approved %s: %s %s\nit runs once with --approval %s, until %s\n",
 			rec.ID, rec.Tool, compactJSON(rec.Args), rec.ID, rec.Expires.Format(time.RFC3339))
 	}
 	return tool.NewEnvelope(name, &tool.Response{Output: out, Result: rec}, nil)
+}
+
+// shortCode is what the person types to answer: four letters shown only
+// on their terminal, so an answer piped in blind does not fit.
+func shortCode() string {
+	const letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = letters[int(b[i])%len(letters)]
+	}
+	return string(b[:])
 }
 
 func (f *Factory) listApprovals() *tool.Envelope {

@@ -28,7 +28,11 @@ func (e *exitError) Error() string { return "exit status" }
 
 // Main runs mcode and returns the process exit status. It is the only
 // place that decides one.
-func Main() int {
+func Main() int { return MainWith(nil) }
+
+// MainWith is Main with the factory adjusted first: a test binary points
+// the person's trusted files at its own.
+func MainWith(adjust func(*Factory)) int {
 	if len(os.Args) > 1 {
 		if hidden, ok := hiddenCommands[os.Args[1]]; ok {
 			return hidden(os.Args[2:])
@@ -41,6 +45,9 @@ func Main() int {
 		}
 	}
 	f := NewFactory()
+	if adjust != nil {
+		adjust(f)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Ctrl-C while mcode waits on stdin (--args -, a prompt) must end it.

@@ -27,6 +27,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/guard/audit"
 	"github.com/mcode-dev/mcode/pkg/guard/hooks"
+	"github.com/mcode-dev/mcode/pkg/patch"
 	"github.com/mcode-dev/mcode/pkg/read"
 	"github.com/mcode-dev/mcode/pkg/render"
 	"github.com/mcode-dev/mcode/pkg/search"
@@ -39,11 +40,12 @@ import (
 // This file is the composition root: how the process's one call path is
 // built, from the top. Dispatcher builds, once, from the config: the
 // registry (the built-in tools, and the providers of tools from outside:
-// command tools and MCP servers), the caller's agent profile and role,
-// what a tool may know of its caller (toolEnv), the time limit, the
-// output budget, and the guard with its approvals, hooks and audit. Every
-// command, mcode call, batch and mcp serve go through it; the commands
-// hold no wiring of their own.
+// command tools and MCP servers, those of untrusted layers held for a
+// person's trust), the caller's agent profile and role, what a tool may
+// know of its caller (toolEnv), the time limit, the output budget, and the
+// guard with its approvals, hooks and audit. Every command, mcode call,
+// batch and mcp serve go through it; the commands hold no wiring of their
+// own.
 
 // Dispatcher is the process's one call path, built on first use from the
 // registry, the config, the agent profile and role, the tool env, the
@@ -78,13 +80,16 @@ func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := outsideRoots(toolEnv.Root, cfg.Workspace.Roots, personHomePath); err != nil {
+		return nil, err
+	}
 	limit, err := f.timeout()
 	if err != nil {
 		return nil, err
 	}
 	o := dispatch.Options{
 		Registry: reg, Profile: profile, Env: toolEnv, Timeout: limit,
-		Budget: f.budget(cfg),
+		Budget: f.budget(cfg), PolicyIgnored: f.policyIgnored,
 	}
 	if err := f.guard(cfg, &o); err != nil {
 		return nil, err
@@ -109,6 +114,7 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		search.GlobTool(),
 		edit.WriteTool(),
 		edit.EditTool(),
+		patch.Tool(),
 		exec.Tool(exec.Options{Shims: rmShim, Environ: f.bashEnviron, Executable: f.Executable}),
 		exec.TaskListTool(), exec.TaskOutputTool(), exec.TaskWaitTool(), exec.TaskStopTool(),
 		trash.RmTool(func() trash.Asker { return f.rmAsker("mcode rm: ") }),
@@ -141,7 +147,8 @@ func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Prov
 		return nil, err
 	}
 	builtin := func(name string) bool { _, ok := reg.Lookup(name); return ok }
-	commands, err := cmdtool.NewProvider(cfg, root, builtin, f.bashEnviron)
+	store := f.approvals(cfg)
+	commands, err := cmdtool.NewProvider(cfg, root, builtin, f.bashEnviron, store.Trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -159,11 +166,15 @@ func (f *Factory) providers(cfg *config.Config, reg *tool.Registry) ([]tool.Prov
 	if err != nil {
 		return nil, err
 	}
-	return append(out, &connector.Provider{
+	out = append(out, &connector.Provider{
 		Conn: conn, Search: cfg.McpToolSearch, Model: f.Getenv(connector.ModelVar), Profile: profile,
 		// mcp_invoke's inner call takes the same path as any other.
 		Invoke: f.Call,
-	}), nil
+	})
+	if len(conn.Untrusted) > 0 {
+		out = append(out, untrustedServers(conn.Untrusted))
+	}
+	return out, nil
 }
 
 // bashEnviron is what bash commands inherit: this process's environment,
@@ -179,21 +190,22 @@ func (f *Factory) bashEnviron() []string {
 }
 
 // profile builds the caller's agent profile from flags, env and config.
+// --agent and MCODE_AGENT, --role and MCODE_ROLE are the caller's to
+// set, and only ever narrow: when both of a pair are given, the call gets
+// what both allow.
 func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
-	name := cmp.Or(f.Global.Agent, f.Getenv("MCODE_AGENT"), "default")
-	agent, ok := cfg.Agents[strings.ToLower(name)]
-	if !ok && name != "default" {
-		known := make([]string, 0, len(cfg.Agents))
-		for k := range cfg.Agents {
-			known = append(known, k)
-		}
-		slices.Sort(known)
-		return tool.Profile{}, &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("unknown agent %q", name),
-			Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
+	name, agent, err := f.agent(cfg)
+	if err != nil {
+		return tool.Profile{}, err
 	}
-	// The requested role was checked with the global flags.
-	role := tool.NarrowestRole(agent.Role, cmp.Or(f.Global.Role, f.Getenv("MCODE_ROLE")))
+	// The requested roles were checked with the global flags.
+	flagRole, envRole := f.Global.Role, f.Getenv("MCODE_ROLE")
+	role := tool.NarrowestRole(agent.Role, flagRole, envRole)
+	for _, asked := range []struct{ role, from string }{{flagRole, "flag --role"}, {envRole, "environment variable MCODE_ROLE"}} {
+		if asked.role != "" && asked.role != role {
+			f.ignorePolicy("role", asked.from, fmt.Sprintf("role %s is wider than %s, which applies: a role only narrows", asked.role, role))
+		}
+	}
 	return tool.Profile{
 		Agent:      name,
 		Role:       role,
@@ -202,6 +214,37 @@ func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
 		Subtask:    agent.Subtask,
 		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
 	}, nil
+}
+
+// agent is the caller's agent, by name, with what it may use. When --agent
+// and MCODE_AGENT name two, the call gets what both allow.
+func (f *Factory) agent(cfg *config.Config) (string, config.Agent, error) {
+	named := func(name string) (config.Agent, error) {
+		agent, ok := cfg.Agents[strings.ToLower(name)]
+		if !ok && name != "default" {
+			known := make([]string, 0, len(cfg.Agents))
+			for k := range cfg.Agents {
+				known = append(known, k)
+			}
+			slices.Sort(known)
+			return agent, &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("unknown agent %q", name),
+				Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
+		}
+		return agent, nil
+	}
+	flagName, envName := f.Global.Agent, f.Getenv("MCODE_AGENT")
+	name := cmp.Or(flagName, envName, "default")
+	agent, err := named(name)
+	if err != nil || flagName == "" || envName == "" || strings.EqualFold(flagName, envName) {
+		return name, agent, err
+	}
+	other, err := named(envName)
+	if err != nil {
+		return name, agent, err
+	}
+	f.ignorePolicy("agent", "flag --agent", fmt.Sprintf("agent %s gets no more than agent %s, which MCODE_AGENT names, allows", flagName, envName))
+	return name, config.IntersectAgents(agent, other), nil
 }
 
 // toolEnv is what a running tool may know of its caller.
@@ -255,14 +298,38 @@ func (f *Factory) budget(cfg *config.Config) budget.Budget {
 // With guard.defaultPolicy allow and no rules only the built-in checks
 // (dangerous shell forms, the path policy) can hold a call.
 func (f *Factory) guard(cfg *config.Config, o *dispatch.Options) error {
-	if cfg.Guard.Enabled {
-		g, err := guardOf(cfg)
-		if err != nil {
-			return err
-		}
-		o.Guard = &guard.Approver{Guard: g, Store: f.approvals(cfg), Ask: f.approvalAsker()}
+	// With guard.enabled false the rules and the built-in checks allow
+	// everything; code a config the caller can write asks to run still
+	// waits for a person's trust.
+	g, err := guardOf(cfg)
+	if err != nil {
+		return err
 	}
-	h, err := hooks.New(cfg.Hooks)
+	store := f.approvals(cfg)
+	approver := &guard.Approver{Guard: g, Store: store, Ask: f.approvalAsker()}
+	o.Guard = approver
+	root, err := f.RootDir()
+	if err != nil {
+		return err
+	}
+	approver.WideRoot = f.wideRoot(root)
+	hookCfg := cfg.Hooks
+	for _, list := range []*[]config.Hook{&hookCfg.BeforeTool, &hookCfg.AfterTool, &hookCfg.OnError} {
+		*list = slices.DeleteFunc(slices.Clone(*list), func(h config.Hook) bool {
+			if h.Trust != config.TrustUntrusted || h.Command == "" {
+				return false
+			}
+			layer := h.Layer
+			h.Trust, h.Layer = "", ""
+			def := tool.NewUntrusted("hook", h.Command, layer, root, h)
+			if store.Trusted(def.Digest) {
+				return false
+			}
+			approver.Hooks = append(approver.Hooks, guard.PendingHook{Def: def, Tool: h.Tool})
+			return true
+		})
+	}
+	h, err := hooks.New(hookCfg)
 	if err != nil {
 		return configError("", "hooks", "%v", err)
 	}
@@ -292,8 +359,12 @@ func (f *Factory) auditLog(cfg *config.Config) *audit.Log {
 	return audit.Open(f.HomeDir(), cfg.Audit.MaxMiB, f.Now)
 }
 
+// approvals is the approvals folder, with the person's key to check
+// their answers by (none yet: nothing was ever approved).
 func (f *Factory) approvals(cfg *config.Config) *approval.Store {
-	return approval.Open(f.HomeDir(), cfg.Guard.ApprovalTTL, f.Now)
+	s := approval.Open(f.HomeDir(), cfg.Guard.ApprovalTTL, f.Now)
+	_, s.KeyDir, _ = f.userConfigDirs() // a damaged key honours nothing; approve says why
+	return s
 }
 
 // approvalAsker asks the person at the terminal, on /dev/tty, when both
@@ -309,7 +380,7 @@ func (f *Factory) approvalAsker() guard.Asker {
 			return false, err
 		}
 		defer tty.Close()
-		fmt.Fprint(tty, "mcode guard: "+question)
+		fmt.Fprint(tty, "mcode guard: "+question+" [y/N] ")
 		answer := make(chan bool, 1)
 		go func() {
 			yes, _ := readYes(bufio.NewReader(tty))
@@ -340,11 +411,16 @@ func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connec
 	if err != nil {
 		return nil, err
 	}
-	agent := cfg.Agents[strings.ToLower(profile.Agent)]
+	_, agent, err := f.agent(cfg)
+	if err != nil {
+		return nil, err
+	}
 	exe, _ := f.Executable() // without it, servers start without their warden
+	servers, untrusted := f.trustedServers(cfg, connector.Servers(cfg, agent.McpServers), root)
 	conn := &connector.Connector{
 		WardenExe: exe,
-		Servers:   connector.Servers(cfg, agent.McpServers),
+		Servers:   servers,
+		Untrusted: untrusted,
 		DataDir:   f.HomeDir(),
 		Root:      root,
 		Getenv:    f.Getenv,
@@ -355,6 +431,34 @@ func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connec
 	f.closers = append(f.closers, conn.Close)
 	f.closersMu.Unlock()
 	return conn, nil
+}
+
+// trustedServers splits the servers: those of the person's own config,
+// or whose definition a person trusted, start as usual; the others (a
+// config the caller can write defines them) are never started.
+func (f *Factory) trustedServers(cfg *config.Config, all []connector.Server, root string) ([]connector.Server, []connector.UntrustedServer) {
+	var ok []connector.Server
+	var held []connector.UntrustedServer
+	var store *approval.Store
+	for _, s := range all {
+		if s.Config.Trust != config.TrustUntrusted {
+			ok = append(ok, s)
+			continue
+		}
+		def := s.Config
+		layer := def.Layer
+		def.Trust, def.Layer = "", ""
+		u := tool.NewUntrusted("mcp server", s.Name, layer, root, def)
+		if store == nil {
+			store = f.approvals(cfg)
+		}
+		if store.Trusted(u.Digest) {
+			ok = append(ok, s)
+			continue
+		}
+		held = append(held, connector.UntrustedServer{Server: s, Def: u})
+	}
+	return ok, held
 }
 
 // rmAsker returns who can answer rm's questions: the person at the

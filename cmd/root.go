@@ -56,6 +56,7 @@ var subcommands = []subcommand{
 	{name: "write", build: func(f *Factory) *cobra.Command { return NewCmdWrite(f, nil) }},
 	{name: "render", build: func(f *Factory) *cobra.Command { return NewCmdRender(f, nil) }},
 	{name: "edit", build: func(f *Factory) *cobra.Command { return NewCmdEdit(f, nil) }},
+	{name: "patch", build: func(f *Factory) *cobra.Command { return NewCmdPatch(f, nil) }},
 	{name: "bash", build: func(f *Factory) *cobra.Command { return NewCmdBash(f, nil) }},
 	{name: "task", build: func(f *Factory) *cobra.Command { return NewCmdTask(f, nil) }},
 	{name: "artifact", build: func(f *Factory) *cobra.Command { return NewCmdArtifact(f, nil) }},

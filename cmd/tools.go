@@ -93,20 +93,23 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 	// of one line each, without their schemas (docs/connector.md, "Extension tier").
 	catalogue := []any{}
 	var catalogueText strings.Builder
+	var problems []string
+	if listErr != nil {
+		problems = strings.Split(listErr.Error(), "\n")
+	}
 	for _, t := range visible {
+		// One tool that cannot be defined is left out and named; the
+		// others are listed.
+		def, err := t.Definition()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("tool %s left out: %v", t.Name, err))
+			continue
+		}
 		if !tiers.Listed(d.Env(), t) {
-			def, err := t.Definition()
-			if err != nil {
-				return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
-			}
 			line := tool.FirstLine(def.Description)
 			catalogue = append(catalogue, map[string]any{"name": def.Name, "source": def.Source, "description": line})
 			fmt.Fprintf(&catalogueText, "  %s (%s): %s\n", def.Name, def.Source, line)
 			continue
-		}
-		def, err := t.Definition()
-		if err != nil {
-			return tool.NewEnvelope(name, nil, fmt.Errorf("tool %s: %w", t.Name, err))
 		}
 		tools = append(tools, shapeDefinition(def, opts.Format))
 		if fullDocs {
@@ -121,12 +124,8 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 	if len(catalogue) > 0 {
 		fmt.Fprintf(&out, "## Extension tools (enable one with enable_tool NAME before calling it)\n%s\n", catalogueText.String())
 	}
-	var problems []string
-	if listErr != nil {
-		problems = strings.Split(listErr.Error(), "\n")
-		for _, p := range problems {
-			fmt.Fprintf(&out, "note: %s\n", p)
-		}
+	for _, p := range problems {
+		fmt.Fprintf(&out, "note: %s\n", p)
 	}
 	profile := d.Profile()
 	env := tool.NewEnvelope(name, &tool.Response{

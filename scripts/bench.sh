@@ -505,6 +505,40 @@ YAML
     echo "P13c skipped: the npm peers are missing (scripts/peers.sh installs them)" >&2
   fi
 fi
+if want P21; then
+  # mcode patch against git apply on the same unified diff, both from a
+  # fresh copy of the files each run (PREPARE), then checked byte for
+  # byte: one 10 MiB Go file with 200 one-line changes spread through it
+  # (200 hunks), and 50 files of net/http with two changes each.
+  p21=$work/p21
+  mkdir -p "$p21/one" "$p21/many/orig"
+  find "$(go env GOROOT)/src" -name '*.go' -print0 | sort -z | xargs -0 cat 2>/dev/null | head -c $((10 << 20)) >"$p21/big.orig" || true
+  awk -v n="$(wc -l <"$p21/big.orig")" 'BEGIN {step = int(n / 201)} NR % step == 0 && c < 200 {print $0 " // P21"; c++; next} {print}' \
+    "$p21/big.orig" >"$p21/big.new"
+  diff -u --label a/big.go --label b/big.go "$p21/big.orig" "$p21/big.new" >"$p21/one.diff" || true
+  i=0
+  for f in $(find "$(go env GOROOT)/src/net/http" -maxdepth 1 -name '*.go' ! -name '*_test.go' | sort | head -50); do
+    cp "$f" "$p21/many/orig/f$i.go"; i=$((i + 1))
+  done
+  cp -r "$p21/many/orig" "$p21/many/new"
+  for f in "$p21"/many/new/*.go; do awk 'NR == 20 || NR == 60 {print $0 " // P21"; next} {print}' "$f" >"$f.t" && mv "$f.t" "$f"; done
+  (cd "$p21/many" && diff -ruN orig new | sed -e 's#^--- orig/\([^\t]*\).*#--- a/\1#' -e 's#^+++ new/\([^\t]*\).*#+++ b/\1#' >../many.diff) || true
+  # same_bytes: apply with mcode and with git apply to fresh copies; diff.
+  same_bytes() {
+    rm -rf "$p21/x" "$p21/y" && cp -r "$1" "$p21/x" && cp -r "$1" "$p21/y"
+    "$MCODE" --root "$p21/x" patch "$2" >/dev/null && git -C "$p21/y" apply "$2" && diff -r "$p21/x" "$p21/y" >/dev/null && echo same || echo DIFFERENT
+  }
+  cp "$p21/big.orig" "$p21/one/big.go"
+  export PREPARE="cp $p21/big.orig $p21/one/big.go"
+  bench P21 "patch: 200 hunks to one 10 MiB file" "$MCODE --root $p21/one patch $p21/one.diff" \
+    "git apply" "git -C $p21/one apply $p21/one.diff" "(bytes: $(same_bytes "$p21/one" "$p21/one.diff"); target <= 2x)"
+  # One command, as hyperfine runs it without a shell (-N).
+  printf 'rm -rf %s/m && cp -r %s/many/orig %s/m\n' "$p21" "$p21" "$p21" >"$p21/reset.sh"
+  export PREPARE="sh $p21/reset.sh"
+  bench P21m "patch: 50 files, 2 hunks each" "$MCODE --root $p21/m patch $p21/many.diff" \
+    "git apply" "git -C $p21/m apply $p21/many.diff" "(bytes: $(same_bytes "$p21/many/orig" "$p21/many.diff"); target <= 2x)"
+  unset PREPARE
+fi
 
 echo >&2
 echo "runs=$RUNS, median of each; ratio = mcode / peer (lower is better); RSS = peak KiB of one run" >&2

@@ -24,6 +24,7 @@ const (
 	ChildVar  = "MCPTEST_CHILD"  // a file the slow tool writes the PID of a child it starts into
 	CountVar  = "MCPTEST_COUNT"  // how many extra tools the many mode lists
 	StartsVar = "MCPTEST_STARTS" // a file that gets one line each time a server starts
+	ToolsVar  = "MCPTEST_TOOLS"  // raw mode: a file holding the JSON array of tools to list, read at each tools/list
 )
 
 // Modes.
@@ -34,6 +35,14 @@ const (
 	ModeNonJSON   = "nonjson"   // prints text that is not JSON-RPC on stdout
 	ModeBadSchema = "badschema" // lists a tool whose inputSchema does not compile
 	ModeMany      = "many"      // lists CountVar generated tools
+	// ModeRaw speaks JSON-RPC by hand, without the go-sdk's checks on
+	// what it serves: it lists the tools of ToolsVar as they are written
+	// (hostile schemas, names that collide, no name at all), and answers
+	// tools/call with "called NAME ARGS". A tool named "spawn" starts a
+	// child in a session of its own (setsid) that sleeps, writing its pid
+	// to ChildVar: a tree that leaves the server's process group;
+	// "spawnwait" does the same and never answers.
+	ModeRaw = "raw"
 )
 
 // NewServer is the go-sdk server of the ok mode (echo, fail, structured,
@@ -74,6 +83,8 @@ func serve(mode string) int {
 		}
 		time.Sleep(time.Hour)
 		return 0
+	case ModeRaw:
+		return serveRaw()
 	case ModeNonJSON:
 		fmt.Println("Welcome to the server! This line is not JSON-RPC.")
 		sc := bufio.NewScanner(os.Stdin)
@@ -172,4 +183,54 @@ var tinyPNG = []byte{
 	0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00,
 	0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
 	0x42, 0x60, 0x82,
+}
+
+// serveRaw is ModeRaw: newline-delimited JSON-RPC on stdin and stdout.
+func serveRaw() int {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string          `json:"protocolVersion"`
+				Name            string          `json:"name"`
+				Arguments       json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
+			continue // a notification
+		}
+		var result any
+		switch req.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": req.Params.ProtocolVersion,
+				"capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "mcptest-raw", "version": "1.0.0"}}
+		case "tools/list":
+			tools := json.RawMessage("[]")
+			if data, err := os.ReadFile(os.Getenv(ToolsVar)); err == nil {
+				tools = data
+			}
+			result = map[string]any{"tools": tools}
+		case "tools/call":
+			if req.Params.Name == "spawn" || req.Params.Name == "spawnwait" {
+				child := exec.Command("setsid", "sleep", "300")
+				if err := child.Start(); err == nil && os.Getenv(ChildVar) != "" {
+					_ = os.WriteFile(os.Getenv(ChildVar), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+				}
+			}
+			if req.Params.Name == "spawnwait" {
+				time.Sleep(time.Hour) // never answers
+			}
+			result = text(fmt.Sprintf("called %s %s", req.Params.Name, req.Params.Arguments))
+		default:
+			result = map[string]any{}
+		}
+		if err := out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result}); err != nil {
+			return 1
+		}
+	}
+	return 0
 }

@@ -41,7 +41,7 @@ func DetectFormat(head []byte) (Format, bool) {
 		return FormatTarGz, true
 	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
 		return FormatTarXz, true
-	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}), zstdSkippable(head):
 		return FormatTarZst, true
 	case bytes.HasPrefix(head, []byte("BZh")):
 		return FormatTarBz2, true
@@ -53,6 +53,14 @@ func DetectFormat(head []byte) (Format, bool) {
 		return FormatTar, true // a v7 tar without the ustar magic
 	}
 	return "", false
+}
+
+// zstdSkippable says whether head starts with a zstd skippable frame
+// (magic 0x184D2A50 to 0x184D2A5F, little-endian), which a zstd stream may
+// begin with (pzstd writes one; any tool may add metadata so): only a
+// zstd stream starts so, and its decoder skips the frame.
+func zstdSkippable(head []byte) bool {
+	return len(head) >= 8 && head[0]&0xf0 == 0x50 && head[1] == 0x2a && head[2] == 0x4d && head[3] == 0x18
 }
 
 // tarChecksumOK checks a tar header block's checksum field.
@@ -141,7 +149,9 @@ func (w *tarWalker) next() (*entry, error) {
 	e := &entry{name: h.Name, linkname: h.Linkname, size: h.Size, mode: fs.FileMode(h.Mode).Perm(), mtime: h.ModTime,
 		open: func() (io.ReadCloser, error) { return io.NopCloser(w.r), nil }}
 	switch h.Typeflag {
-	case tar.TypeReg, tar.TypeRegA, tar.TypeCont:
+	case tar.TypeReg, tar.TypeRegA, tar.TypeCont, tar.TypeGNUSparse:
+		// A GNU sparse file (tar --sparse) reads as its whole data, holes
+		// as zeros; Size is that whole size.
 		e.kind = kindFile
 	case tar.TypeDir:
 		e.kind = kindDir

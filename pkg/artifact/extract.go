@@ -11,8 +11,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -212,7 +214,12 @@ func (x *extractor) target(name string) (string, *selection, bool) {
 	return "", nil, false
 }
 
-func (x *extractor) process(e *entry) error {
+func (x *extractor) process(e *entry) (err error) {
+	defer func() {
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			err = unsafe("entry %q has a name longer than the file system takes (%d bytes; a name may have at most 255 bytes between slashes)", e.name, len(e.name))
+		}
+	}()
 	if err := x.ctx.Err(); err != nil {
 		return err
 	}
@@ -285,7 +292,7 @@ func (x *extractor) process(e *entry) error {
 		return unsafe("entry %q would be written as %q, which another entry already wrote", name, dst)
 	}
 	full := filepath.Join(x.root, filepath.FromSlash(dst))
-	if err := x.mkdirs(filepath.Dir(dst)); err != nil {
+	if err := x.mkdirs(path.Dir(dst)); err != nil {
 		return err
 	}
 	w := Written{Path: dst, Type: string(e.kind), Mode: fmt.Sprintf("%04o", e.mode)}
@@ -353,20 +360,25 @@ func (x *extractor) checkParents(dst string) error {
 	return nil
 }
 
+// mkdirs makes the folders of dir, a clean relative name, that the tree
+// lacks, from the top down.
 func (x *extractor) mkdirs(dir string) error {
 	if dir == "." || dir == "" {
 		return nil
 	}
-	if _, ok := x.nodes[dir]; ok {
-		return nil
+	for i := 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		p := dir[:i]
+		if _, ok := x.nodes[p]; ok {
+			continue
+		}
+		if err := os.Mkdir(filepath.Join(x.root, filepath.FromSlash(p)), 0o755); err != nil {
+			return err
+		}
+		x.nodes[p] = kindDir
 	}
-	if err := x.mkdirs(filepath.Dir(dir)); err != nil {
-		return err
-	}
-	if err := os.Mkdir(filepath.Join(x.root, filepath.FromSlash(dir)), 0o755); err != nil {
-		return err
-	}
-	x.nodes[dir] = kindDir
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -196,14 +197,11 @@ func (f *Fetcher) copyLocal(ctx context.Context, source string, w io.Writer, h *
 	if err != nil {
 		return err
 	}
-	src, err := os.Open(p)
+	src, _, err := fsutil.OpenRegular(p, p)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if st, err := src.Stat(); err == nil && !st.Mode().IsRegular() {
-		return &tool.Error{Code: tool.CodeSpecialFile, Message: p + " is not a regular file", Hint: "name a file"}
-	}
 	return f.copyTo(ctx, w, h, src, source, nil)
 }
 

@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -219,13 +220,27 @@ func (h *Hasher) Match(what string) (Digest, error) {
 		Hint:    "the file is not the one that was pinned: fetch it again from the pinned source, or, if the pin itself is out of date, update it from a trusted source (npm view NAME@VERSION dist.integrity)"}
 }
 
-// VerifyFile streams path through the hashes of in.
-func VerifyFile(path string, in Integrity) (Digest, int64, error) {
-	f, err := os.Open(path)
+// verifyAt is VerifyFile of a path the caller named as display.
+func verifyAt(display, path string, in Integrity) (Digest, int64, error) {
+	f, _, err := fsutil.OpenRegular(display, path)
 	if err != nil {
 		return Digest{}, 0, err
 	}
 	defer f.Close()
+	return verifyOpen(f, path, in)
+}
+
+// VerifyFile streams path through the hashes of in.
+func VerifyFile(path string, in Integrity) (Digest, int64, error) {
+	f, _, err := fsutil.OpenRegular(path, path)
+	if err != nil {
+		return Digest{}, 0, err
+	}
+	defer f.Close()
+	return verifyOpen(f, path, in)
+}
+
+func verifyOpen(f io.Reader, path string, in Integrity) (Digest, int64, error) {
 	h := NewHasher(in)
 	if _, err := io.Copy(h, f); err != nil {
 		return Digest{}, h.Size(), err

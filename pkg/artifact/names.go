@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // CleanName checks an archive entry's name and returns it relative and
@@ -69,6 +71,54 @@ func CheckRelative(name string) (string, error) {
 		return "", fmt.Errorf("%q names no file", name)
 	}
 	return clean, nil
+}
+
+// CheckEntries is the one check of the entries an extraction takes,
+// whichever form named them (--entry PATH[=HASH][:RENAME], a tool call's
+// objects, a lock file): each path and rename is relative and stays
+// inside (CheckRelative), and an entry listed twice is taken once when
+// both say the same, and refused when they differ.
+func CheckEntries(entries []EntrySpec) ([]EntrySpec, error) {
+	var out []EntrySpec
+	seen := map[string]int{}
+	for _, e := range entries {
+		if e.Path == "" {
+			return nil, &tool.Error{Code: tool.CodeUsage, Message: "an entry has an empty path", Hint: "name entries as they are in the archive, after strip"}
+		}
+		p, err := CheckRelative(e.Path)
+		if err != nil {
+			return nil, entryError("entry %q: %v", e.Path, err)
+		}
+		e.Path = p
+		if e.Rename != "" {
+			r, err := CheckRelative(e.Rename)
+			if err != nil {
+				return nil, entryError("entry %q: rename %q: %v", e.Path, e.Rename, err)
+			}
+			e.Rename = r
+		}
+		if i, dup := seen[e.Path]; dup {
+			if !sameEntry(out[i], e) {
+				return nil, entryError("entry %q is listed twice, with different hashes or renames", e.Path)
+			}
+			continue
+		}
+		seen[e.Path] = len(out)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func sameEntry(a, b EntrySpec) bool {
+	if a.Rename != b.Rename || (a.Digest == nil) != (b.Digest == nil) {
+		return false
+	}
+	return a.Digest == nil || (a.Digest.Algo == b.Digest.Algo && string(a.Digest.Sum) == string(b.Digest.Sum))
+}
+
+func entryError(format string, args ...any) *tool.Error {
+	return &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf(format, args...),
+		Hint: "an entry and its rename are relative names inside the archive and dest: no leading /, no .., each listed once"}
 }
 
 // resolveLink follows the symbolic links of the tree being extracted

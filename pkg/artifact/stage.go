@@ -12,9 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/proctree"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -93,28 +96,18 @@ func Stage(ctx context.Context, o ExtractOptions) (_ *Staged, err error) {
 	if o.MaxSize <= 0 {
 		o.MaxSize = DefaultMaxSize
 	}
-	for _, e := range o.Entries {
-		if e.Path == "" {
-			return nil, &tool.Error{Code: tool.CodeUsage, Message: "an entry has an empty path", Hint: "name entries as they are in the archive, after strip"}
-		}
+	if o.Entries, err = CheckEntries(o.Entries); err != nil {
+		return nil, err
 	}
-	f, err := os.Open(o.Archive)
+	f, st, err := fsutil.OpenRegular(o.Archive, o.Archive)
 	if err != nil {
+		var te *tool.Error
+		if errors.As(err, &te) && te.Code == tool.CodeIsDirectory {
+			te.Message, te.Hint = o.Archive+" is a folder, not an archive", "name an archive file: "+formatList()
+		}
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, &tool.Error{Code: tool.CodeIsDirectory, Message: o.Archive + " is a folder, not an archive",
-			Hint: "name an archive file: " + formatList()}
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &tool.Error{Code: tool.CodeSpecialFile, Message: o.Archive + " is not a regular file",
-			Hint: "copy the archive into a file first"}
-	}
 	head := make([]byte, sniffLen)
 	n, _ := io.ReadFull(f, head)
 	format, ok := DetectFormat(head[:n])
@@ -240,7 +233,8 @@ func (s *Staged) prepareDest(o ExtractOptions) error {
 	}
 	s.created = created
 	s.dest = dest
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".mcode-")
+	sweepStaging(parent, filepath.Base(dest))
+	tmp, err := os.MkdirTemp(parent, stagingPrefix(filepath.Base(dest))+stagingOwner()+"-")
 	if err != nil {
 		if created != "" {
 			os.RemoveAll(created)
@@ -249,6 +243,71 @@ func (s *Staged) prepareDest(o ExtractOptions) error {
 	}
 	s.tmp = tmp
 	return nil
+}
+
+// A staging folder beside dest is named after dest and the process that
+// made it (its pid and start time), so that a later run can tell one
+// left by a process that was killed (SIGKILL leaves it behind, hundreds
+// of MB perhaps) from one a running process still fills.
+// A long dest name is cut, so that the folder's name stays within the
+// 255 bytes a file system takes.
+func stagingPrefix(base string) string {
+	if len(base) > maxStagingBase {
+		base = base[:maxStagingBase]
+	}
+	return "." + base + ".mcode-"
+}
+
+// maxStagingBase leaves room in a staging folder's name for the rest
+// (.mcode-PID-START-RANDOM.old).
+const maxStagingBase = 192
+
+// stagingOwner is this process as a staging folder names it: PID-START.
+func stagingOwner() string {
+	pid := os.Getpid()
+	var start uint64
+	if p, ok := proctree.Read(pid); ok {
+		start = p.Start
+	}
+	return fmt.Sprintf("%d-%d", pid, start)
+}
+
+// unownedStagingAge is the age past which a staging folder that names no
+// owner is taken for abandoned.
+const unownedStagingAge = 24 * time.Hour
+
+// sweepStaging removes the staging folders of dest (in parent) whose
+// process is gone.
+func sweepStaging(parent, base string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	prefix := stagingPrefix(base)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		f := strings.SplitN(rest, "-", 3)
+		if len(f) < 3 {
+			// Named by an older mcode, without its owner: swept once a day
+			// old, when no extraction can still be filling it.
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > unownedStagingAge {
+				removeAll(filepath.Join(parent, e.Name()))
+			}
+			continue
+		}
+		pid, err1 := strconv.Atoi(f[0])
+		start, err2 := strconv.ParseUint(f[1], 10, 64)
+		if err1 != nil || err2 != nil || pid <= 0 {
+			continue
+		}
+		if p, ok := proctree.Read(pid); ok && !p.Dead() && p.Start == start {
+			continue // its process still runs
+		}
+		removeAll(filepath.Join(parent, e.Name()))
+	}
 }
 
 // within says whether p is dir or below it.

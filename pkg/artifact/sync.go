@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -247,8 +248,25 @@ func impliedDir(want map[string]Written, dir string) bool {
 	return false
 }
 
+// physical is p with the symlinks of its existing part resolved: where
+// the file system would put it. What does not exist yet is kept as
+// written.
+func physical(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for d := p; ; d = filepath.Dir(d) {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if d == filepath.Dir(d) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
+}
+
 func fileSHA256(p string) (string, int64, error) {
-	f, err := os.Open(p)
+	f, _, err := fsutil.OpenRegular(p, p)
 	if err != nil {
 		return "", 0, err
 	}
@@ -285,8 +303,15 @@ func Sync(ctx context.Context, lockPath string, f *Fetcher, protected []string, 
 			return nil, err
 		}
 		for _, q := range plans {
-			if within(q.Dest, p.Dest) || within(p.Dest, q.Dest) {
-				return nil, lockError(lockPath, fmt.Sprintf("artifacts %s and %s share a destination (%s, %s)", q.Artifact.Name, a.Name, q.Dest, p.Dest))
+			// Compared as written and as the file system resolves them: a
+			// symlinked folder makes two names one place.
+			qp, pp := physical(q.Dest), physical(p.Dest)
+			if within(q.Dest, p.Dest) || within(p.Dest, q.Dest) || within(qp, pp) || within(pp, qp) {
+				why := ""
+				if qp != q.Dest || pp != p.Dest {
+					why = fmt.Sprintf(", which are %s and %s once symlinks are followed", qp, pp)
+				}
+				return nil, lockError(lockPath, fmt.Sprintf("artifacts %s and %s share a destination (%s, %s%s)", q.Artifact.Name, a.Name, q.Dest, p.Dest, why))
 			}
 		}
 		plans = append(plans, p)

@@ -253,14 +253,7 @@ func VerifyTool() *tool.Tool {
 			return nil, err
 		}
 		path := env.Abs(p.Path)
-		st, err := os.Stat(path)
-		if err != nil {
-			return nil, fileError(p.Path, path, err)
-		}
-		if !st.Mode().IsRegular() {
-			return nil, &tool.Error{Code: tool.CodeIsDirectory, Message: p.Path + " is not a regular file", Hint: "verify a file"}
-		}
-		d, size, err := VerifyFile(path, in)
+		d, size, err := verifyAt(p.Path, path, in)
 		if err != nil {
 			return nil, err
 		}
@@ -338,7 +331,7 @@ func sourceBase(source string) string {
 // placeCopy copies a cached file to dest atomically (a hard link would
 // let an edit of dest change the cache).
 func placeCopy(src, dest string) error {
-	in, err := os.Open(src)
+	in, _, err := fsutil.OpenRegular(src, src)
 	if err != nil {
 		return err
 	}

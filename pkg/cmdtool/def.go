@@ -46,6 +46,23 @@ type Def struct {
 	// workspace root for the config, the file's folder for tools.dirs.
 	BaseDir string
 	schema  json.RawMessage
+	// trust is set when the declaration comes from a config layer the
+	// caller can write.
+	trust *tool.Untrusted
+}
+
+// untrusted marks the declaration as one a person must trust first,
+// unless trusted says a person did.
+func (d *Def) untrusted(layer, root string, trusted func(digest string) bool) {
+	def := d.CustomTool
+	def.Trust, def.Layer = "", ""
+	u := tool.NewUntrusted("command tool", d.Name, layer, root, struct {
+		config.CustomTool
+		BaseDir string
+	}{def, d.BaseDir})
+	if trusted == nil || !trusted(u.Digest) {
+		d.trust = u
+	}
 }
 
 // fileEntry is an entry of a tools dir file: the config's fields, with

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/mcode-dev/mcode/pkg/config"
@@ -20,6 +21,12 @@ type Provider struct {
 	environ func() []string
 	custom  []*Def
 	dirs    []string
+	// untrustedDirs are named by a config layer the caller can write:
+	// their tools wait for a person's trust.
+	untrustedDirs []string
+	root          string
+	// trusted says whether a person trusted a definition (its digest).
+	trusted func(digest string) bool
 
 	once  sync.Once
 	tools []*tool.Tool
@@ -29,11 +36,14 @@ type Provider struct {
 // NewProvider checks cfg's command tools against each other and against
 // the built-in tools (builtin says whether a name is taken). It returns
 // nil when nothing is declared. environ is what the programs inherit.
-func NewProvider(cfg *config.Config, root string, builtin func(name string) bool, environ func() []string) (*Provider, error) {
-	if len(cfg.Tools.Custom) == 0 && len(cfg.Tools.Dirs) == 0 {
+//
+// A declaration of a config layer the caller can write stays untrusted
+// (its calls wait for a person) until trusted says a person trusted it.
+func NewProvider(cfg *config.Config, root string, builtin func(name string) bool, environ func() []string, trusted func(digest string) bool) (*Provider, error) {
+	if len(cfg.Tools.Custom) == 0 && len(cfg.Tools.Dirs) == 0 && len(cfg.Tools.UntrustedDirs) == 0 {
 		return nil, nil
 	}
-	p := &Provider{builtin: builtin, environ: environ, dirs: cfg.Tools.Dirs}
+	p := &Provider{builtin: builtin, environ: environ, dirs: cfg.Tools.Dirs, untrustedDirs: cfg.Tools.UntrustedDirs, root: root, trusted: trusted}
 	seen := map[string]string{}
 	for i, ct := range cfg.Tools.Custom {
 		d, err := newDef(ct, fmt.Sprintf("tools.custom[%d]", i), root)
@@ -42,6 +52,9 @@ func NewProvider(cfg *config.Config, root string, builtin func(name string) bool
 		}
 		if err := p.claim(seen, d); err != nil {
 			return nil, err
+		}
+		if ct.Trust == config.TrustUntrusted {
+			d.untrusted(ct.Layer, root, trusted)
 		}
 		p.custom = append(p.custom, d)
 	}
@@ -71,7 +84,7 @@ func (p *Provider) load(env *tool.Env) ([]*tool.Tool, error) {
 		for _, d := range defs {
 			seen[tool.NormalizeName(d.Name)] = d.Origin
 		}
-		for _, dir := range p.dirs {
+		for i, dir := range append(slices.Clone(p.dirs), p.untrustedDirs...) {
 			dirDefs, err := loadDir(expand(env, dir))
 			if err != nil {
 				errs = append(errs, err)
@@ -80,6 +93,9 @@ func (p *Provider) load(env *tool.Env) ([]*tool.Tool, error) {
 				if err := p.claim(seen, d); err != nil {
 					errs = append(errs, err)
 					continue
+				}
+				if i >= len(p.dirs) {
+					d.untrusted("the tools dir "+dir+", named by a config layer the caller can write", p.root, p.trusted)
 				}
 				defs = append(defs, d)
 			}
@@ -111,7 +127,8 @@ func (p *Provider) newTool(d *Def) (*tool.Tool, error) {
 		Mode: mode, Source: tool.Configured, Timeout: timeout,
 		// A program of the team's own reaches past mcode's knowledge; what
 		// it changes is what its declaration says.
-		Facts: tool.Facts{ReadOnly: d.ReadOnly, Destructive: d.Destructive, OpenWorld: true},
+		Facts:     tool.Facts{ReadOnly: d.ReadOnly, Destructive: d.Destructive, OpenWorld: true},
+		Untrusted: d.trust,
 	}, func(ctx context.Context, env *tool.Env, args json.RawMessage) (*tool.Response, error) {
 		return d.Run(ctx, env, p.environ(), args)
 	})

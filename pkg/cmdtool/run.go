@@ -212,11 +212,8 @@ func jobMembers(leader int, job string, since uint64) []proctree.Proc {
 		seen[p.PID] = true
 		out = append(out, p)
 	}
-	for _, pid := range proctree.AllPIDs() {
-		if seen[pid] {
-			continue
-		}
-		if p, ok := proctree.Read(pid); ok && !p.Dead() && p.Start >= since && proctree.HasEnv(pid, JobVar+"="+job) {
+	for _, p := range proctree.Marked(JobVar+"="+job, since) {
+		if !seen[p.PID] {
 			out = append(out, p)
 		}
 	}

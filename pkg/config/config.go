@@ -30,6 +30,14 @@ type Config struct {
 	Serve                Serve                `mapstructure:"serve"`
 	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
+	Workspace            Workspace            `mapstructure:"workspace"`
+}
+
+// Workspace limits where mcode may work.
+type Workspace struct {
+	// Roots, when set (in the system or user config only), are the
+	// folders a workspace root must lie within.
+	Roots []string `mapstructure:"roots"`
 }
 
 // Agent is a profile: which tools an agent may see and call.
@@ -63,6 +71,11 @@ type McpServer struct {
 	URL     string            `mapstructure:"url"`
 	Headers map[string]string `mapstructure:"headers"`
 	Timeout time.Duration     `mapstructure:"timeout"`
+	// Trust is TrustTrusted for a server of the system or user config;
+	// TrustUntrusted, with the Layer that defines it, for one that starts
+	// only once a person trusted its definition.
+	Trust string `mapstructure:"-"`
+	Layer string `mapstructure:"-"`
 	// Tier extension lists the server's tools as a catalogue until a
 	// session enables one (enable_tool); core (the default) lists them.
 	Tier string `mapstructure:"tier"`
@@ -90,6 +103,20 @@ type Guard struct {
 	Grants []GuardGrant `mapstructure:"grants"`
 	// ProtectedBranches are the branches a force push to needs approval.
 	ProtectedBranches []string `mapstructure:"protectedBranches"`
+	// Layers are the rules of the untrusted layers, each judged on its
+	// own; the strictest decision of all wins (see ApplyPolicy).
+	Layers []GuardLayer `mapstructure:"-"`
+}
+
+// GuardLayer is what one untrusted layer adds to the guard: its rules,
+// first match winning within the layer, else its default when it sets
+// one stricter than the person's (else it has no say).
+type GuardLayer struct {
+	Name          string
+	Rules         []GuardRule
+	DefaultPolicy string
+	// DefaultFrom names where DefaultPolicy was set.
+	DefaultFrom string
 }
 
 // GuardPaths is the path policy of the file tools.
@@ -138,6 +165,10 @@ type Hook struct {
 	Command string        `mapstructure:"command"`
 	Timeout time.Duration `mapstructure:"timeout"`
 	Redact  []string      `mapstructure:"redact"`
+	// Trust and Layer: as for McpServer (a command hook of an untrusted
+	// layer runs once a person trusted it).
+	Trust string `mapstructure:"-"`
+	Layer string `mapstructure:"-"`
 }
 
 // Bash configures the bash tool.
@@ -170,6 +201,9 @@ type Tools struct {
 	// Dirs are folders whose *.yaml files each hold a list of the same
 	// entries.
 	Dirs []string `mapstructure:"dirs"`
+	// UntrustedDirs are the dirs an untrusted layer names: their tools
+	// run once a person trusted each definition.
+	UntrustedDirs []string `mapstructure:"-"`
 }
 
 // CustomTool is one command tool (docs/agent-state.md, "Command tools").
@@ -186,6 +220,9 @@ type CustomTool struct {
 	Mode        string        `mapstructure:"mode" yaml:"mode"`
 	ReadOnly    bool          `mapstructure:"readOnly" yaml:"readOnly"`
 	Destructive bool          `mapstructure:"destructive" yaml:"destructive"`
+	// Trust and Layer: as for McpServer.
+	Trust string `mapstructure:"-" yaml:"-"`
+	Layer string `mapstructure:"-" yaml:"-"`
 }
 
 // MaxToolNameLen is the longest tool name every model API accepts.
@@ -365,6 +402,11 @@ func (c *Config) Validate() []FieldError {
 					regex(key+".redact", p)
 				}
 			}
+		}
+	}
+	for i, r := range c.Workspace.Roots {
+		if !strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "~/") {
+			errs = append(errs, FieldError{Key: fmt.Sprintf("workspace.roots[%d]", i), Expected: "an absolute path, or ~/… for the home folder", Got: fmt.Sprintf("%q", r)})
 		}
 	}
 	atLeast("audit.maxMiB", int64(c.Audit.MaxMiB), 1)

@@ -32,6 +32,16 @@ type ToolDef struct {
 	Params []string `json:"params,omitempty"`
 	// Summary is the description's first line (set by the index).
 	Summary string `json:"-"`
+	// qualified is its SERVER__TOOL name among its server's tools (see
+	// qualify); "" until the listing is qualified.
+	qualified string
+}
+
+// SkippedTool is a tool a server lists that cannot be offered: it has
+// no name, or its schema cannot be used. The server's other tools are.
+type SkippedTool struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // summary is the description's first line.
@@ -43,7 +53,12 @@ func (t ToolDef) summary() string {
 }
 
 // Qualified is the tool's SERVER__TOOL name.
-func (t ToolDef) Qualified() string { return QualifiedName(t.Server, t.Name) }
+func (t ToolDef) Qualified() string {
+	if t.qualified != "" {
+		return t.qualified
+	}
+	return QualifiedName(t.Server, t.Name)
+}
 
 // Listing is one server's tool list as cached.
 type Listing struct {
@@ -52,6 +67,8 @@ type Listing struct {
 	FetchedAt       time.Time `json:"fetched_at"`
 	ProtocolVersion string    `json:"protocol_version"`
 	Tools           []ToolDef `json:"tools"`
+	// Skipped are the tools left out, each with the reason.
+	Skipped []SkippedTool `json:"skipped,omitempty"`
 }
 
 func cachePath(dataDir string, s Server) string {
@@ -65,7 +82,7 @@ func indexPath(dataDir string, s Server) string {
 	return filepath.Join(dataDir, CacheDir, s.Name+"-"+s.Hash()+".idx")
 }
 
-const indexMagic = "mcode-connector-index-1"
+const indexMagic = "mcode-connector-index-2"
 
 // flat puts text on one index field: no tab, no line break.
 var flat = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
@@ -76,6 +93,11 @@ func encodeIndex(l Listing) []byte {
 	for _, t := range l.Tools {
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", flat.Replace(t.Name), flat.Replace(t.Title),
 			flat.Replace(strings.Join(t.Params, " ")), flat.Replace(tool.FirstLine(t.Description)), flat.Replace(t.Description))
+	}
+	// A skipped tool's line starts with an empty name, which no listed
+	// tool has.
+	for _, t := range l.Skipped {
+		fmt.Fprintf(&b, "\t%s\t%s\t\t\n", flat.Replace(t.Name), flat.Replace(t.Reason))
 	}
 	return []byte(b.String())
 }
@@ -107,8 +129,13 @@ func loadIndex(dataDir string, s Server, now time.Time) (Listing, bool) {
 		if len(t) != 5 {
 			return Listing{}, false
 		}
+		if t[0] == "" {
+			l.Skipped = append(l.Skipped, SkippedTool{Name: t[1], Reason: t[2]})
+			continue
+		}
 		l.Tools = append(l.Tools, ToolDef{Server: s.Name, Name: t[0], Title: t[1], Params: strings.Fields(t[2]), Summary: t[3], Description: t[4]})
 	}
+	qualify(s.Name, l.Tools)
 	return l, true
 }
 
@@ -129,6 +156,7 @@ func loadListing(dataDir string, s Server, now time.Time) (Listing, bool) {
 	for i := range l.Tools {
 		l.Tools[i].Server = s.Name
 	}
+	qualify(s.Name, l.Tools)
 	return l, true
 }
 

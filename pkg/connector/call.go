@@ -21,17 +21,17 @@ import (
 const ToolErrorMaxMessage = 2000
 
 // Validate checks args against a tool's inputSchema, locally: nothing is
-// started. A tool whose schema does not compile cannot be called safely
-// and is refused as the server's fault.
+// started. A tool whose schema cannot be used cannot be called safely
+// and is refused as the tool's fault (tool_error).
 func Validate(def ToolDef, args json.RawMessage) error {
 	schema, err := tool.CompileSchema(def.Qualified(), def.InputSchema)
 	if err != nil {
-		return &tool.Error{Code: tool.CodeServerError,
+		return &tool.Error{Code: tool.CodeToolError,
 			Message: fmt.Sprintf("the inputSchema of %s is not a usable JSON Schema: %v", def.Qualified(), err),
 			Hint:    fmt.Sprintf("the MCP server %s must fix its tool definition; `mcode connector tool %s` shows it", def.Server, def.Qualified())}
 	}
 	if err := schema.ValidateArgs(args); err != nil {
-		if te, ok := err.(*tool.Error); ok {
+		if te, ok := err.(*tool.Error); ok && te.Code == tool.CodeUsage {
 			te.Hint = fmt.Sprintf("`mcode connector tool %s` shows its parameters", def.Qualified())
 		}
 		return err
@@ -55,13 +55,20 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 	}
 	def, known := ToolDef{}, false
 	if l, ok := loadListing(c.DataDir, s, c.now()); ok && !c.Refresh {
-		if def, err = findIn(l, s, toolName); err != nil {
+		def, err = findIn(l, s, toolName)
+		if err == nil {
+			err = Validate(def, args)
+		}
+		// A miss is looked up again in a fresh listing, and so is a
+		// refusal by a listing old enough that the tool may have changed.
+		switch {
+		case err == nil:
+			known = true
+		case isMiss(err):
+		case c.now().Sub(l.FetchedAt) >= CacheRecheckAge && isRefusal(err):
+		default:
 			return nil, err
 		}
-		if err := Validate(def, args); err != nil {
-			return nil, err
-		}
-		known = true
 	}
 	sess := c.unpark(s)
 	if sess == nil {
@@ -97,6 +104,13 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 		return nil, sess.protocolError("tools/call "+def.Name, err)
 	}
 	return callResponse(def, res)
+}
+
+// isRefusal says whether the listing refused the call: the tool's schema
+// refused the arguments, or the tool was left out of the listing.
+func isRefusal(err error) bool {
+	var te *tool.Error
+	return errors.As(err, &te) && (te.Code == tool.CodeUsage || te.Code == tool.CodeToolError)
 }
 
 // ended is the error of a call whose context ended: a timeout that says

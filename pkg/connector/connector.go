@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,7 +29,17 @@ type Connector struct {
 	// (WardenArg). Empty starts them directly.
 	WardenExe string
 
+	// Untrusted are servers that a config the caller can write defines
+	// and no person has trusted yet: never started, listed as such.
+	Untrusted []UntrustedServer
+
 	parked *parking // sessions opened by a lookup, for the call that follows
+}
+
+// UntrustedServer is a server waiting for a person's trust.
+type UntrustedServer struct {
+	Server
+	Def *tool.Untrusted
 }
 
 // Server states in a ServerStatus.
@@ -36,6 +47,8 @@ const (
 	StatusReached = "reached" // contacted now
 	StatusCached  = "cached"  // its listing came from the cache
 	StatusError   = "error"
+	// StatusUntrusted: not started; a person must trust its definition.
+	StatusUntrusted = "untrusted"
 )
 
 // ServerStatus is what one server said, or why it said nothing.
@@ -46,6 +59,12 @@ type ServerStatus struct {
 	ProtocolVersion string      `json:"protocol_version"`
 	ToolCount       int         `json:"tool_count"`
 	Error           *tool.Error `json:"error"`
+	// Trust is trusted, or untrusted for a server that a config the
+	// caller can write defines (then never started until a person trusts
+	// it).
+	Trust string `json:"trust"`
+	// Skipped are the tools it lists that cannot be offered, with why.
+	Skipped []SkippedTool `json:"skipped,omitempty"`
 }
 
 func (c *Connector) now() time.Time {
@@ -60,8 +79,20 @@ func (c *Connector) now() time.Time {
 // Listings that succeed refresh the cache.
 func (c *Connector) Status(ctx context.Context) []ServerStatus {
 	statuses, _ := c.listAll(ctx, c.Servers, true, loadListing)
+	for _, u := range c.Untrusted {
+		statuses = append(statuses, ServerStatus{Name: u.Name, Transport: u.Transport(), Status: StatusUntrusted, Trust: TrustUntrusted,
+			Error: &tool.Error{Code: tool.CodeApprovalRequired,
+				Message: fmt.Sprintf("%s defines it, and no person has trusted this definition", u.Def.Layer),
+				Hint:    fmt.Sprintf("call one of its tools (%s…) to get an approval id for a person to grant with mcode approve", QualifiedName(u.Name, ""))}})
+	}
 	return statuses
 }
+
+// Trust of a server as ServerStatus says it.
+const (
+	TrustTrusted   = "trusted"
+	TrustUntrusted = "untrusted"
+)
 
 // Tools lists the tools of every server (or only of server), from the
 // cache where it is fresh, asking the others in parallel.
@@ -110,10 +141,11 @@ func (c *Connector) listAll(ctx context.Context, servers []Server, live bool, lo
 	listings := make([]Listing, len(servers))
 	var wg sync.WaitGroup
 	for i, s := range servers {
-		statuses[i] = ServerStatus{Name: s.Name, Transport: s.Transport()}
+		statuses[i] = ServerStatus{Name: s.Name, Transport: s.Transport(), Trust: TrustTrusted}
 		if !live {
 			if l, ok := load(c.DataDir, s, c.now()); ok {
 				statuses[i].Status, statuses[i].ProtocolVersion, statuses[i].ToolCount = StatusCached, l.ProtocolVersion, len(l.Tools)
+				statuses[i].Skipped = l.Skipped
 				listings[i] = l
 				continue
 			}
@@ -127,6 +159,7 @@ func (c *Connector) listAll(ctx context.Context, servers []Server, live bool, lo
 				return
 			}
 			statuses[i].Status, statuses[i].ProtocolVersion, statuses[i].ToolCount = StatusReached, l.ProtocolVersion, len(l.Tools)
+			statuses[i].Skipped = l.Skipped
 			listings[i] = l
 		}()
 	}
@@ -228,16 +261,24 @@ func (c *Connector) Close() {
 func (c *Connector) list(ctx context.Context, sess *session) (Listing, error) {
 	s := sess.server
 	l := Listing{Server: s.Name, ConfigHash: s.Hash(), FetchedAt: c.now().UTC(), ProtocolVersion: sess.protocolVersion(), Tools: []ToolDef{}}
+	listed := map[string]bool{}
 	for t, err := range sess.cs.Tools(ctx, nil) {
 		if err != nil {
 			return Listing{}, sess.protocolError("tools/list", err)
 		}
-		def, err := toolDef(s.Name, t)
-		if err != nil {
-			return Listing{}, sess.protocolError("tools/list", err)
+		// One bad tool is left out, with the reason; the others stay.
+		def, problem := toolDef(s.Name, t)
+		if problem == "" && listed[t.Name] {
+			problem = "the server lists two tools of this name; the first is kept"
 		}
+		if problem != "" {
+			l.Skipped = append(l.Skipped, SkippedTool{Name: t.Name, Reason: problem})
+			continue
+		}
+		listed[t.Name] = true
 		l.Tools = append(l.Tools, def)
 	}
+	qualify(s.Name, l.Tools)
 	// A cache that cannot be written costs a slower next search, no more.
 	_ = saveListing(c.DataDir, s, l)
 	return l, nil
@@ -253,43 +294,114 @@ func (c *Connector) limitError(ctx context.Context, s Server, what string, err e
 	return err
 }
 
-func toolDef(server string, t *mcp.Tool) (ToolDef, error) {
+// toolDef takes one tool as its server lists it; problem says why it
+// cannot be offered ("" when it can). A tool without an inputSchema takes
+// any object, and one whose inputSchema leaves out its type gets
+// "type": "object", which MCP requires of every tool's arguments.
+func toolDef(server string, t *mcp.Tool) (def ToolDef, problem string) {
 	d := ToolDef{Server: server, Name: t.Name, Title: t.Title, Description: t.Description}
-	var err error
-	if d.InputSchema, err = json.Marshal(t.InputSchema); err != nil {
-		return ToolDef{}, fmt.Errorf("tool %s: inputSchema: %w", t.Name, err)
+	if strings.TrimSpace(t.Name) == "" {
+		return d, "it has no name"
+	}
+	in, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return d, fmt.Sprintf("its inputSchema does not encode: %v", err)
+	}
+	if d.InputSchema, problem = objectSchema(in, "inputSchema"); problem != "" {
+		return d, problem
+	}
+	if _, err := tool.CompileSchema(d.Qualified(), d.InputSchema); err != nil {
+		return d, schemaProblem("inputSchema", d.Qualified(), err)
 	}
 	if t.OutputSchema != nil {
 		if d.OutputSchema, err = json.Marshal(t.OutputSchema); err != nil {
-			return ToolDef{}, fmt.Errorf("tool %s: outputSchema: %w", t.Name, err)
+			return d, fmt.Sprintf("its outputSchema does not encode: %v", err)
+		}
+		if d.OutputSchema, problem = objectSchema(d.OutputSchema, "outputSchema"); problem != "" {
+			return d, problem
+		}
+		if _, err := tool.CompileSchema(d.Qualified(), d.OutputSchema); err != nil {
+			return d, schemaProblem("outputSchema", d.Qualified(), err)
 		}
 	}
 	if t.Annotations != nil {
 		d.Annotations, _ = json.Marshal(t.Annotations)
 	}
 	d.Params = paramNames(d.InputSchema)
-	return d, nil
+	return d, ""
+}
+
+// schemaProblem says why a schema did not compile, without the name
+// CompileSchema gives it.
+func schemaProblem(what, name string, err error) string {
+	msg := strings.TrimPrefix(err.Error(), "schema of "+name)
+	if rest, ok := strings.CutPrefix(msg, ":"); ok {
+		msg = " cannot be used:" + rest
+	}
+	return "its " + what + msg
+}
+
+// objectSchema checks that raw is a schema of objects, as MCP requires
+// of a tool's inputSchema and outputSchema: none (null) is {"type":
+// "object"}, a missing type is "object".
+func objectSchema(raw json.RawMessage, what string) (json.RawMessage, string) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage(`{"type":"object"}`), ""
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		return nil, fmt.Sprintf("its %s is %s, not a JSON Schema object", what, tool.JSONKind(v))
+	}
+	typ, ok := obj["type"]
+	if !ok {
+		if len(obj) == 0 {
+			return json.RawMessage(`{"type":"object"}`), ""
+		}
+		return append(json.RawMessage(`{"type":"object",`), raw[1:]...), ""
+	}
+	if string(bytes.TrimSpace(typ)) != `"object"` {
+		return nil, fmt.Sprintf(`its %s has "type": %s; the arguments and results of an MCP tool are objects`, what, typ)
+	}
+	return raw, ""
 }
 
 // Find looks a tool up by its qualified name: from the cache, else by
-// asking its server.
+// asking its server. A name the cached listing lacks is looked up again
+// in a fresh listing: the server may have the tool now.
 func (c *Connector) Find(ctx context.Context, name string) (ToolDef, error) {
 	s, toolName, err := c.resolve(name)
 	if err != nil {
 		return ToolDef{}, err
 	}
-	l, ok := Listing{}, false
 	if !c.Refresh {
-		l, ok = loadListing(c.DataDir, s, c.now())
-	}
-	if !ok {
-		var sess *session
-		if l, sess, err = c.listKeeping(ctx, s); err != nil {
-			return ToolDef{}, err
+		if l, ok := loadListing(c.DataDir, s, c.now()); ok {
+			def, err := findIn(l, s, toolName)
+			if err == nil || !isMiss(err) {
+				return def, err
+			}
 		}
-		c.park(sess) // the call that looked it up comes next
 	}
+	l, sess, err := c.listKeeping(ctx, s)
+	if err != nil {
+		return ToolDef{}, err
+	}
+	c.park(sess) // the call that looked it up comes next
 	return findIn(l, s, toolName)
+}
+
+// CacheRecheckAge is the age past which a cached listing that refuses a
+// call's arguments is checked against a fresh one before the refusal
+// stands: the server may have changed the tool's schema. A younger one
+// answers at once, so a bad argument starts no server.
+const CacheRecheckAge = time.Minute
+
+// isMiss says whether a lookup in a listing found no tool of the name.
+func isMiss(err error) bool {
+	var te *tool.Error
+	return errors.As(err, &te) && te.Code == tool.CodeNotFound
 }
 
 func (c *Connector) resolve(name string) (Server, string, error) {
@@ -309,10 +421,19 @@ func findIn(l Listing, s Server, toolName string) (ToolDef, error) {
 			return t, nil
 		}
 	}
-	// The qualified name may be the tool's name made fit for every API.
+	// The qualified name: the tool's name made fit for every API, one
+	// name per tool (qualify).
+	qualified := tool.NormalizeName(s.Name + Separator + toolName)
 	for _, t := range l.Tools {
-		if t.Qualified() == QualifiedName(s.Name, toolName) {
+		if tool.NormalizeName(t.Qualified()) == qualified {
 			return t, nil
+		}
+	}
+	for _, t := range l.Skipped {
+		if t.Name == toolName || tool.NormalizeName(QualifiedName(s.Name, t.Name)) == qualified {
+			return ToolDef{}, &tool.Error{Code: tool.CodeToolError,
+				Message: fmt.Sprintf("MCP server %s lists a tool %q that cannot be called: %s", s.Name, t.Name, t.Reason),
+				Hint:    fmt.Sprintf("the server must fix the tool's definition; `mcode connector tools --server %s` lists the tools it offers", s.Name)}
 		}
 	}
 	var near []string

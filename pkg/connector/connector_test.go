@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -252,15 +253,18 @@ func TestHangingServerIsStoppedAtItsTimeLimit(t *testing.T) {
 	assertNoProcess(t, "hang")
 }
 
+// A tool whose schema does not compile is left out of the listing, with
+// the reason, and a call of it is refused as the tool's fault.
 func TestMalformedSchemaIsTheServersFault(t *testing.T) {
 	fx := newFixture(t, mcptest.ModeBadSchema)
 	tools, statuses, _ := fx.conn.Tools(context.Background(), "")
-	if len(tools) != 1 || statuses[0].Error != nil {
+	if len(tools) != 0 || statuses[0].Error != nil || len(statuses[0].Skipped) != 1 ||
+		statuses[0].Skipped[0].Name != "broken" || !strings.Contains(statuses[0].Skipped[0].Reason, "missing") {
 		t.Fatalf("listing: %v %+v", tools, statuses)
 	}
 	before := fx.startCount()
 	_, err := fx.conn.Call(context.Background(), "badschema__broken", json.RawMessage(`{"x": 1}`))
-	if codeOf(err) != tool.CodeServerError || !strings.Contains(err.Error(), "inputSchema") {
+	if codeOf(err) != tool.CodeToolError || !strings.Contains(err.Error(), "inputSchema") {
 		t.Fatalf("err = %v", err)
 	}
 	if fx.startCount() != before {
@@ -443,5 +447,90 @@ func TestLookupThenCallStartsTheServerOnce(t *testing.T) {
 	}
 	if len(fx.conn.parking().idle) != 0 {
 		t.Fatal("Close left sessions parked")
+	}
+}
+
+// An HTTP server that redirects to another origin never gets the
+// configured headers to it (they are its credentials), and the redirect
+// is not followed; within its own origin a redirect keeps them.
+func TestHTTPRedirectNeverCarriesHeadersToAnotherOrigin(t *testing.T) {
+	var mu sync.Mutex
+	var leaked []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer other.Close()
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/mcp"
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcptest.NewServer(mcptest.ModeOK) }, nil)
+	var sawAuth []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, otherURL, http.StatusTemporaryRedirect)
+		case "/old":
+			http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
+		default:
+			mu.Lock()
+			sawAuth = append(sawAuth, r.Header.Get("Authorization"))
+			mu.Unlock()
+			mcpHandler.ServeHTTP(w, r)
+		}
+	}))
+	defer srv.Close()
+	headers := map[string]string{"Authorization": "Bearer s3cret", "X-Api-Key": "k3y"}
+
+	fx := newFixture(t)
+	fx.conn.Servers = []Server{{Name: "web", Config: config.McpServer{URL: srv.URL + "/away", Headers: headers}}}
+	_, err := fx.conn.Call(context.Background(), "web__echo", json.RawMessage(`{"message":"x"}`))
+	mu.Lock()
+	for _, got := range leaked {
+		if strings.Contains(got, "s3cret") || strings.Contains(got, "k3y") {
+			t.Errorf("the other origin received the configured headers: %q", got)
+		}
+	}
+	mu.Unlock()
+	if err == nil || !strings.Contains(err.Error(), "another origin") {
+		t.Fatalf("a redirect to another origin: %v", err)
+	}
+
+	fx.conn.Servers = []Server{{Name: "same", Config: config.McpServer{URL: srv.URL + "/old", Headers: headers}}}
+	resp, err := fx.conn.Call(context.Background(), "same__echo", json.RawMessage(`{"message":"moved"}`))
+	if err != nil || resp.Output != "echo: moved" {
+		t.Fatalf("a redirect within the origin: %v %+v", err, resp)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sawAuth) == 0 || sawAuth[0] != "Bearer s3cret" {
+		t.Errorf("the server's own origin lost its headers: %q", sawAuth)
+	}
+}
+
+// An HTTP server that answers with an endless body fails the call at
+// MaxMessageBytes, instead of being read into memory for ever.
+func TestHTTPEndlessBodyIsCapped(t *testing.T) {
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(`{"jsonrpc":"2.0","id":1,"result":{"pad":"` + strings.Repeat("x", 64<<10))
+		for r.Context().Err() == nil && sent.Load() < 4*MaxMessageBytes {
+			n, err := w.Write(chunk)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	fx := newFixture(t)
+	fx.conn.Servers = []Server{{Name: "flood", Config: config.McpServer{URL: srv.URL + "/mcp", Timeout: 20 * time.Second}}}
+	_, statuses, _ := fx.conn.Tools(context.Background(), "")
+	if e := statuses[0].Error; e == nil || !strings.Contains(e.Message, "exceeds") {
+		t.Fatalf("an endless body: %+v", statuses[0])
+	}
+	if n := sent.Load(); n >= 4*MaxMessageBytes {
+		t.Fatalf("the server could send %d bytes: the body was read past its limit", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
@@ -25,10 +26,30 @@ const (
 	termGrace = 1 * time.Second
 )
 
+// JobVar marks every process of a stdio server (see startProcess).
+const JobVar = "MCODE_MCP_SERVER_JOB"
+
 // inheritedEnv is what a stdio server gets of mcode's environment, as
 // the MCP reference clients do: enough to run a program, no secrets.
 // Its config's env adds to it.
 var inheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR", "TZ"}
+
+// ServedVar marks an MCP server that an mcode started: when that server
+// is mcode too (mcp serve), it does not start mcode again for its own
+// listing — the workspace config it reads would name it once more, for
+// ever.
+const ServedVar = "MCODE_MCP_SERVED"
+
+var errRecursion = errors.New("this mcode is itself an MCP server that an mcode started, and the server would be mcode again: it would start itself without end, so it is not started (mcp serve does not start the servers of its own config for itself)")
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
 
 // process is a running stdio server: its own process group, its stdio
 // pipes, the tail of its stderr.
@@ -40,6 +61,8 @@ type process struct {
 
 	done      chan struct{} // closed when the leader has been reaped
 	waitErr   error
+	marker    string // JobVar=ID, in the environment of each of its processes
+	since     uint64 // the start time of its first process
 	stderrEOF chan struct{}
 	stopOnce  sync.Once
 }
@@ -62,6 +85,10 @@ func startProcess(s Server, dir string, getenv func(string) string, warden strin
 	for k, v := range c.Env {
 		env = append(env, k+"="+expand(v, getenv))
 	}
+	// Every process of the server carries a marker, so that one which
+	// left its group and tree is found and stopped with it.
+	marker := JobVar + "=" + fsutil.RandomHex(8)
+	env = append(env, marker)
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		args[i] = expand(a, getenv)
@@ -74,8 +101,12 @@ func startProcess(s Server, dir string, getenv func(string) string, warden strin
 		if err != nil {
 			return nil, err
 		}
+		if getenv(ServedVar) != "" && sameFile(path, warden) {
+			return nil, errRecursion
+		}
 		cmd = exec.Command(warden, append([]string{WardenArg, path}, args...)...)
 	}
+	env = append(env, ServedVar+"=1")
 	cmd.Env = env
 	cmd.Dir = dir
 
@@ -103,7 +134,10 @@ func startProcess(s Server, dir string, getenv func(string) string, warden strin
 	}
 	closeAll(inR, outW, errW)
 	p := &process{cmd: cmd, stdin: inW, stdout: outR, tail: &tailBuffer{max: StderrTailBytes},
-		done: make(chan struct{}), stderrEOF: make(chan struct{})}
+		done: make(chan struct{}), stderrEOF: make(chan struct{}), marker: marker}
+	if info, ok := proctree.Read(cmd.Process.Pid); ok {
+		p.since = info.Start
+	}
 	go func() {
 		_, _ = io.Copy(p.tail, errR)
 		errR.Close()
@@ -162,6 +196,7 @@ func (p *process) stop() {
 			proctree.StopGroup(pid, termGrace)
 		}
 		<-p.done
+		proctree.Stop(func() []proctree.Proc { return proctree.Marked(p.marker, p.since) }, termGrace)
 		p.stdout.Close()
 	})
 }

@@ -75,6 +75,7 @@ func (p *Provider) Tools(ctx context.Context, env *tool.Env) ([]*tool.Tool, erro
 		if s.Error != nil {
 			problems = append(problems, fmt.Sprintf("MCP server %s: %s: %s", s.Name, s.Error.Code, oneLine(s.Error.Message)))
 		}
+		problems = append(problems, skippedProblems(s)...)
 	}
 	var listErr error
 	if len(problems) > 0 {
@@ -99,6 +100,15 @@ func (p *Provider) Tools(ctx context.Context, env *tool.Env) ([]*tool.Tool, erro
 		listErr = fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
 	return tools, listErr
+}
+
+// skippedProblems names each tool of a server that was left out, and why.
+func skippedProblems(s ServerStatus) []string {
+	var out []string
+	for _, t := range s.Skipped {
+		out = append(out, fmt.Sprintf("MCP server %s: tool %q left out: %s", s.Name, t.Name, oneLine(t.Reason)))
+	}
+	return out
 }
 
 // Lookup finds SERVER__TOOL (or SERVER/TOOL) of a configured server, and
@@ -129,7 +139,7 @@ func (p *Provider) Lookup(ctx context.Context, env *tool.Env, name string) (*too
 		return nil, true, err
 	}
 	// The call must fail as the server's fault, not as mcode's: a schema
-	// that does not compile is refused when the call runs.
+	// that does not compile is refused when the call runs (Validate).
 	if _, err := tool.CompileSchema(def.Qualified(), def.InputSchema); err != nil {
 		def.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}

@@ -42,11 +42,18 @@ func (c *Connector) ServersResponse(ctx context.Context) *tool.Response {
 const noServers = "no MCP server is configured for this agent (mcpServers in the config)"
 
 func writeStatus(b *strings.Builder, s ServerStatus) {
+	if s.Status == StatusUntrusted {
+		fmt.Fprintf(b, "%s (%s): untrusted, not started: %s\n", s.Name, s.Transport, oneLine(s.Error.Message))
+		return
+	}
 	if s.Error != nil {
 		fmt.Fprintf(b, "%s (%s): error %s: %s\n", s.Name, s.Transport, s.Error.Code, oneLine(s.Error.Message))
 		return
 	}
 	fmt.Fprintf(b, "%s (%s): %s, protocol %s, %d tools\n", s.Name, s.Transport, s.Status, s.ProtocolVersion, s.ToolCount)
+	for _, p := range skippedProblems(s) {
+		b.WriteString("  " + p + "\n")
+	}
 }
 
 func nonNil[T any](s []T) []T {
@@ -97,6 +104,9 @@ func (c *Connector) SearchResponse(ctx context.Context, keyword, server string, 
 	for _, s := range statuses {
 		if s.Error != nil {
 			fmt.Fprintf(&b, "server %s failed: %s: %s\n", s.Name, s.Error.Code, oneLine(s.Error.Message))
+		}
+		for _, p := range skippedProblems(s) {
+			b.WriteString(p + "\n")
 		}
 	}
 	if len(hits) > 0 && !withSchemas {

@@ -103,6 +103,44 @@ func QualifiedName(server, toolName string) string {
 	return name[:MaxNameLength-9] + "_" + hex.EncodeToString(sum[:4])
 }
 
+// qualify gives each tool of one server its qualified name, one name
+// per tool: QualifiedName maps . / and the like to _, so "a.b", "a/b"
+// and "a_b" would share one. In such a group the tool whose name maps to
+// itself (then the first by name) keeps the plain name; each other one
+// gets a hash of its real name added, so that a name never leads to
+// another tool than the one it was listed for.
+func qualify(server string, tools []ToolDef) {
+	groups := map[string][]int{}
+	for i := range tools {
+		tools[i].qualified = QualifiedName(server, tools[i].Name)
+		key := tool.NormalizeName(tools[i].qualified)
+		groups[key] = append(groups[key], i)
+	}
+	for _, group := range groups {
+		if len(group) < 2 {
+			continue
+		}
+		exact := func(i int) bool { return tools[i].qualified == server+Separator+tools[i].Name }
+		slices.SortFunc(group, func(a, b int) int {
+			if exact(a) != exact(b) {
+				if exact(a) {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(tools[a].Name, tools[b].Name)
+		})
+		for _, i := range group[1:] {
+			sum := sha256.Sum256([]byte(server + Separator + tools[i].Name))
+			name := tools[i].qualified
+			if len(name) > MaxNameLength-9 {
+				name = name[:MaxNameLength-9]
+			}
+			tools[i].qualified = name + "_" + hex.EncodeToString(sum[:4])
+		}
+	}
+}
+
 // SplitName splits SERVER__TOOL (or SERVER/TOOL) into its parts. Server
 // names never hold the separator (config validation), so the first one
 // splits.

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -55,9 +57,16 @@ func (c *Connector) connect(ctx context.Context, s Server) (*session, error) {
 		for k, v := range s.Config.Headers {
 			headers[k] = expand(v, c.Getenv)
 		}
+		endpoint := expand(s.Config.URL, c.Getenv)
+		u, err := url.Parse(endpoint)
+		if err != nil {
+			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("mcpServers.%s.url %q is not a URL: %v", s.Name, endpoint, err),
+				Hint: fmt.Sprintf("set mcpServers.%s.url to the server's MCP endpoint, e.g. http://127.0.0.1:3001/mcp", s.Name)}
+		}
+		ht := &headerTransport{headers: headers, origin: origin(u), cancel: sess.cancel}
 		transport = &mcp.StreamableClientTransport{
-			Endpoint:             expand(s.Config.URL, c.Getenv),
-			HTTPClient:           &http.Client{Transport: &headerTransport{headers: headers, cancel: sess.cancel}},
+			Endpoint:             endpoint,
+			HTTPClient:           &http.Client{Transport: ht, CheckRedirect: ht.checkRedirect},
 			DisableStandaloneSSE: true,
 			MaxRetries:           1,
 		}
@@ -163,17 +172,49 @@ func (w *watchWriter) Write(p []byte) (int, error) {
 
 func (w *watchWriter) Close() error { return w.w.Close() }
 
-// headerTransport adds the configured headers to every request to an
-// HTTP server, and notices a delivered notifications/cancelled.
+// MaxMessageBytes bounds one message from an HTTP server, as the stdio
+// transport bounds a line (and the SDK an event of a stream): a server
+// that sends an endless body fails the call instead of filling memory.
+const MaxMessageBytes = mcp.DefaultMaxLineLength
+
+// headerTransport adds the configured headers to every request to the
+// server's own origin (never to another: they carry its credentials),
+// bounds what it answers, and notices a delivered
+// notifications/cancelled.
 type headerTransport struct {
 	headers map[string]string
+	origin  string // scheme://host:port of the configured URL
 	cancel  *event
+}
+
+// origin is a URL's scheme, host and port, as browsers compare them.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// checkRedirect follows a redirect within the server's origin only: one
+// to another origin would take the call's arguments (and, with Go's
+// rules for a RoundTripper's headers, its credentials) elsewhere.
+func (h *headerTransport) checkRedirect(req *http.Request, via []*http.Request) error {
+	if o := origin(req.URL); o != h.origin {
+		return fmt.Errorf("the MCP server redirected to another origin (%s), which mcode does not follow", o)
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	for k, v := range h.headers {
-		req.Header.Set(k, v)
+	if origin(req.URL) == h.origin {
+		for k, v := range h.headers {
+			req.Header.Set(k, v)
+		}
 	}
 	isCancel := false
 	if req.Body != nil && req.Method == http.MethodPost {
@@ -190,8 +231,37 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil && isCancel {
 		h.cancel.fire()
 	}
+	// A stream's events are bounded by the SDK one by one; any other body
+	// is one message, read whole: bounded here.
+	if err == nil && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &cappedBody{r: resp.Body, left: MaxMessageBytes}
+	}
 	return resp, err
 }
+
+// cappedBody fails a read past its limit.
+type cappedBody struct {
+	r    io.ReadCloser
+	left int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var probe [1]byte
+		if n, err := c.r.Read(probe[:]); n == 0 && err != nil {
+			return 0, err // the body ended at the limit
+		}
+		return 0, fmt.Errorf("the MCP server's answer exceeds %s, the limit of one message", fsutil.HumanBytes(MaxMessageBytes))
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func (c *cappedBody) Close() error { return c.r.Close() }
 
 // protocolError is a JSON-RPC error the server answered with, or a
 // broken connection after the handshake: server_error.

@@ -44,12 +44,29 @@ func Ward(argv []string) (int, error) {
 	select {
 	case err := <-done:
 		proctree.StopReapedGroup(pid, termGrace)
+		sweepBelow(os.Getpid())
 		return exitStatus(err), nil
 	case sig := <-sigs:
 		proctree.StopGroup(pid, termGrace)
 		<-done
+		sweepBelow(os.Getpid())
 		return 128 + int(sig.(syscall.Signal)), nil
 	}
+}
+
+// sweepBelow ends every process below the warden: a process of the
+// server that left its group (setsid, a new session) is still in the
+// warden's tree, since orphans come back to it (the subreaper).
+func sweepBelow(self int) {
+	proctree.Stop(func() []proctree.Proc {
+		var below []proctree.Proc
+		for _, p := range proctree.Descendants(self) {
+			if p.PID != self {
+				below = append(below, p)
+			}
+		}
+		return below
+	}, termGrace)
 }
 
 func exitStatus(err error) int {

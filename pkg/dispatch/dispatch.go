@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/budget"
+	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -39,6 +40,9 @@ type Call struct {
 	Def     *tool.Tool // nil until the lookup found it
 	Profile tool.Profile
 	Env     *tool.Env
+	// PolicyIgnored are the loosenings of the policy the caller asked
+	// for and did not get (the audit records them).
+	PolicyIgnored []config.Ignored
 }
 
 // Verdict is the guard's answer for a call.
@@ -63,6 +67,29 @@ type Decision struct {
 	Reason     string `json:"reason,omitempty"`
 	Hint       string `json:"hint,omitempty"`
 	ApprovalID string `json:"approval_id,omitempty"`
+}
+
+// Asker puts a yes/no question to the person behind the caller; an
+// error counts as no.
+type Asker func(ctx context.Context, question string) (bool, error)
+
+// ErrAskLater is an asker's answer when the person is asked outside this
+// call (an MCP client's user, through a round trip of the client's): the
+// call is held as it is without an asker, and the question kept.
+var ErrAskLater = errors.New("the person is asked outside this call")
+
+type askerKey struct{}
+
+// WithAsker is ctx carrying the caller's own way to ask its person (an
+// MCP client's user, through elicitation): the guard asks there first.
+func WithAsker(ctx context.Context, a Asker) context.Context {
+	return context.WithValue(ctx, askerKey{}, a)
+}
+
+// AskerFrom is the asker ctx carries, or nil.
+func AskerFrom(ctx context.Context) Asker {
+	a, _ := ctx.Value(askerKey{}).(Asker)
+	return a
 }
 
 // Sources of a decision that the dispatcher itself gives.
@@ -109,6 +136,10 @@ type Options struct {
 	Guard   Guard   // nil: every call is allowed
 	Hooks   Hooks   // nil: none
 	Audit   Auditor // nil: nothing is recorded
+	// PolicyIgnored are the loosenings of the policy that the caller's
+	// config layers, environment or flags asked for and did not get:
+	// every result says so (result.policy_ignored), once.
+	PolicyIgnored []config.Ignored
 }
 
 // Dispatcher runs calls. Build it with New.
@@ -143,9 +174,10 @@ func (d *Dispatcher) Do(ctx context.Context, r Request) *tool.Envelope {
 	if len(bytes.TrimSpace(r.Args)) == 0 {
 		r.Args = json.RawMessage("{}")
 	}
-	c := &Call{Request: r, Profile: d.o.Profile, Env: d.o.Env}
+	c := &Call{Request: r, Profile: d.o.Profile, Env: d.o.Env, PolicyIgnored: d.o.PolicyIgnored}
 	decision := Decision{Verdict: Allow, Source: SourceDefault}
 	env := d.run(ctx, c, &decision)
+	withPolicyIgnored(env, d.o.PolicyIgnored)
 	env.DurationMS = time.Since(start).Milliseconds()
 	if d.o.Audit != nil && c.Def != nil {
 		d.o.Audit.Record(c, decision, env)
@@ -154,7 +186,13 @@ func (d *Dispatcher) Do(ctx context.Context, r Request) *tool.Envelope {
 }
 
 func (d *Dispatcher) run(ctx context.Context, c *Call, decision *Decision) *tool.Envelope {
-	// 1. Lookup.
+	// 1. Lookup. A person's own commands are never tools.
+	if tool.PersonOnly(c.Tool) {
+		*decision = Decision{Verdict: Deny, Source: SourceProfile, Reason: "approvals come from a person"}
+		return tool.NewEnvelope(c.Tool, nil, &tool.Error{Code: tool.CodeDenied,
+			Message: fmt.Sprintf("%s is not a tool: only a person approves or denies a held call, with `mcode %s ID` at their own terminal", c.Tool, c.Tool),
+			Hint:    "ask the person to run it; then run the held call again with --approval ID"})
+	}
 	t, err := d.o.Registry.Find(ctx, d.o.Env, c.Tool)
 	if err != nil {
 		return tool.NewEnvelope(c.Tool, nil, err)
@@ -220,6 +258,26 @@ func (d *Dispatcher) run(ctx context.Context, c *Call, decision *Decision) *tool
 	d.o.Budget.Apply(env)
 	return env
 }
+
+// withPolicyIgnored adds the ignored loosenings to a result, which then
+// is an object whatever the tool's own result was.
+func withPolicyIgnored(env *tool.Envelope, ignored []config.Ignored) {
+	if len(ignored) == 0 {
+		return
+	}
+	m := map[string]any{}
+	if env.Result != nil {
+		data, err := json.Marshal(env.Result)
+		if err != nil || json.Unmarshal(data, &m) != nil {
+			m = map[string]any{"value": env.Result}
+		}
+	}
+	m[PolicyIgnoredKey] = ignored
+	env.Result = m
+}
+
+// PolicyIgnoredKey is the result's key for the ignored loosenings.
+const PolicyIgnoredKey = "policy_ignored"
 
 // execute runs the tool under its time limit: the caller's --timeout,
 // else the tool's own default.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/mcode-dev/mcode/pkg/textedit"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -36,24 +38,15 @@ type EditReport struct {
 	LineNumbersStripped bool `json:"line_numbers_stripped"`
 }
 
-// piece replaces orig[start:end] with text. Pieces are kept sorted and
-// disjoint, in the coordinates of the original text, so that the bytes
-// between them are provably the original ones.
-type piece struct {
-	start, end int
-	text       []byte
-	edit       int
-}
-
 // Failure is the result of an edit that was refused: which edit, and the
 // facts a caller needs to fix it.
 type Failure struct {
-	FilePath   string     `json:"file_path"`
-	Edit       *int       `json:"edit"`
-	OtherEdit  *int       `json:"other_edit,omitempty"`
-	MatchLines []int      `json:"match_lines,omitempty"`
-	Count      *int       `json:"count,omitempty"`
-	Candidate  *Candidate `json:"candidate,omitempty"`
+	FilePath   string              `json:"file_path"`
+	Edit       *int                `json:"edit"`
+	OtherEdit  *int                `json:"other_edit,omitempty"`
+	MatchLines []int               `json:"match_lines,omitempty"`
+	Count      *int                `json:"count,omitempty"`
+	Candidate  *textedit.Candidate `json:"candidate,omitempty"`
 }
 
 // failed is a refused edit: the error and its facts.
@@ -104,42 +97,42 @@ func checkEdits(edits []Edit, byteWise bool) *failed {
 // be stripped).
 func asciiEdit(e Edit) bool {
 	old, repl := e.OldString, e.NewString
-	if allLinesNumbered(old, true) {
-		old, repl = stripLineNumbers(old), stripLineNumbers(repl)
+	if textedit.AllLinesNumbered(old, true) {
+		old, repl = textedit.StripLineNumbers(old), textedit.StripLineNumbers(repl)
 	}
-	return isASCII([]byte(old)) && isASCII([]byte(repl))
+	return textedit.IsASCII([]byte(old)) && textedit.IsASCII([]byte(repl))
 }
 
 // applyEdits applies edits to orig one after another, each to the result
 // of those before it, all or nothing. It returns the pieces that turn
 // orig into the result, and a report per edit. name is the file's name
 // for hints.
-func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece, []EditReport, *failed) {
+func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]textedit.Piece, []EditReport, *failed) {
 	if f := checkEdits(edits, byteWise); f != nil {
 		return nil, nil, f
 	}
-	var pieces []piece
+	var pieces []textedit.Piece
 	reports := make([]EditReport, len(edits))
 	cur := orig
 	for i, e := range edits {
 		if i > 0 {
-			cur = render(orig, pieces)
+			cur = textedit.Render(orig, pieces)
 		}
 		old, repl := e.OldString, e.NewString
-		keep := MaxReportedLines // enough to list them when old_string is not unique
+		keep := textedit.MaxReportedLines // enough to list them when old_string is not unique
 		if e.ReplaceAll {
 			keep = MaxReplacements
 		}
-		loc := locate(cur, old, !byteWise, keep)
+		loc := textedit.Locate(cur, old, !byteWise, keep)
 		stripped := false
-		if loc.count == 0 && allLinesNumbered(old, true) {
-			o2, r2 := stripLineNumbers(old), stripLineNumbers(repl)
+		if loc.Count == 0 && textedit.AllLinesNumbered(old, true) {
+			o2, r2 := textedit.StripLineNumbers(old), textedit.StripLineNumbers(repl)
 			if o2 != "" && o2 != r2 {
-				l2 := locate(cur, o2, !byteWise, keep)
+				l2 := textedit.Locate(cur, o2, !byteWise, keep)
 				switch {
-				case l2.count > 0:
+				case l2.Count > 0:
 					loc, old, repl, stripped = l2, o2, r2, true
-				case allLinesNumbered(old, false):
+				case textedit.AllLinesNumbered(old, false):
 					// Surely read's "N→" prefixes: the text without them is
 					// what differs from the file, and what to diagnose
 					// (telling the caller to strip them would not help).
@@ -149,29 +142,29 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 				}
 			}
 		}
-		if loc.count == 0 {
+		if loc.Count == 0 {
 			if f := consumedByEarlier(orig, pieces, e.OldString, i, byteWise); f != nil {
 				return nil, nil, f
 			}
 			return nil, nil, noMatch(name, cur, e.OldString, loc, i, len(edits), byteWise)
 		}
-		n := loc.count
+		n := loc.Count
 		idx := i
 		if e.ExpectCount != nil && *e.ExpectCount != n {
-			lines := lineNumbers(cur, loc.spans)
+			lines := textedit.LineNumbers(cur, loc.Spans)
 			return nil, nil, &failed{
 				err: &tool.Error{Code: tool.CodeCountMismatch,
 					Message: fmt.Sprintf("%sold_string occurs %d time%s (%s match at %s), expect_count is %d",
-						label(i, len(edits)), n, plural(n), loc.kind, linesPhrase(lines, n), *e.ExpectCount),
+						label(i, len(edits)), n, textedit.Plural(n), loc.Kind, textedit.LinesPhrase(lines, n), *e.ExpectCount),
 					Hint: "check that old_string is the text you mean, then set expect_count to the count you want replaced"},
 				info: Failure{Edit: &idx, Count: &n, MatchLines: lines},
 			}
 		}
 		if n > 1 && !e.ReplaceAll {
-			lines := lineNumbers(cur, loc.spans)
+			lines := textedit.LineNumbers(cur, loc.Spans)
 			return nil, nil, &failed{
 				err: &tool.Error{Code: tool.CodeNotUnique,
-					Message: fmt.Sprintf("%sold_string matches %d places (%s, %s match)", label(i, len(edits)), n, linesPhrase(lines, n), loc.kind),
+					Message: fmt.Sprintf("%sold_string matches %d places (%s, %s match)", label(i, len(edits)), n, textedit.LinesPhrase(lines, n), loc.Kind),
 					Hint:    "add surrounding lines to old_string so that it matches one place, or pass replace_all (--replace-all) to change every one"},
 				info: Failure{Edit: &idx, Count: &n, MatchLines: lines},
 			}
@@ -185,11 +178,11 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 			}
 		}
 		var err *failed
-		pieces, err = addPieces(cur, pieces, loc.spans, repl, i)
+		pieces, err = addPieces(cur, pieces, loc.Spans, repl, i)
 		if err != nil {
 			return nil, nil, err
 		}
-		reports[i] = EditReport{Index: i, Match: loc.kind, Count: n, LineNumbersStripped: stripped}
+		reports[i] = EditReport{Index: i, Match: loc.Kind, Count: n, LineNumbersStripped: stripped}
 	}
 	fillLines(orig, pieces, reports)
 	return pieces, reports, nil
@@ -199,39 +192,39 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]piece,
 // earlier edits left: when its old_string is in the original text where
 // an earlier edit replaced part of it, the two edits overlap, and saying
 // so (both indices, the shared lines) beats a vague no_match.
-func consumedByEarlier(orig []byte, pieces []piece, old string, edit int, byteWise bool) *failed {
+func consumedByEarlier(orig []byte, pieces []textedit.Piece, old string, edit int, byteWise bool) *failed {
 	if len(pieces) == 0 {
 		return nil
 	}
 	olds := []string{old}
-	if allLinesNumbered(old, true) {
-		olds = append(olds, stripLineNumbers(old))
+	if textedit.AllLinesNumbered(old, true) {
+		olds = append(olds, textedit.StripLineNumbers(old))
 	}
 	for _, o := range olds {
 		if o == "" {
 			continue
 		}
-		loc := locate(orig, o, !byteWise, MaxReportedLines)
-		for _, s := range loc.spans {
+		loc := textedit.Locate(orig, o, !byteWise, textedit.MaxReportedLines)
+		for _, s := range loc.Spans {
 			for _, p := range pieces {
-				from, to := max(s.start, p.start), min(s.end, p.end)
+				from, to := max(s.Start, p.Start), min(s.End, p.End)
 				if from >= to {
 					continue // every piece replaces at least one byte
 				}
-				first, last := lineAt(orig, from), lineAt(orig, max(from, to-1))
+				first, last := textedit.LineAt(orig, from), textedit.LineAt(orig, max(from, to-1))
 				shared := fmt.Sprintf("line %d", first)
 				if last > first {
 					shared = fmt.Sprintf("lines %d-%d", first, last)
 				}
-				idx, other := edit, p.edit
-				lines := make([]int, 0, min(last-first+1, MaxReportedLines))
-				for l := first; l <= last && len(lines) < MaxReportedLines; l++ {
+				idx, other := edit, p.Edit
+				lines := make([]int, 0, min(last-first+1, textedit.MaxReportedLines))
+				for l := first; l <= last && len(lines) < textedit.MaxReportedLines; l++ {
 					lines = append(lines, l)
 				}
 				return &failed{
 					err: &tool.Error{Code: tool.CodeOverlappingEdits,
 						Message: fmt.Sprintf("edits[%d] overlaps edits[%d]: its old_string is in the original text at line %d, but edits[%d] already replaced %s of it",
-							edit, other, lineAt(orig, s.start), other, shared),
+							edit, other, textedit.LineAt(orig, s.Start), other, shared),
 						Hint: fmt.Sprintf("edits apply one after another: merge edits[%d] and edits[%d] into one edit over the lines they share, or write edits[%d]'s old_string as the text after edits[%d]", other, edit, edit, other)},
 					info: Failure{Edit: &idx, OtherEdit: &other, MatchLines: lines},
 				}
@@ -244,31 +237,31 @@ func consumedByEarlier(orig []byte, pieces []piece, old string, edit int, byteWi
 // addPieces records the replacement of spans (offsets of cur, the text as
 // the earlier edits left it) by repl. A span that touches text an earlier
 // edit wrote is refused, so that every edit replaces only original bytes.
-func addPieces(cur []byte, pieces []piece, spans []span, repl string, edit int) ([]piece, *failed) {
+func addPieces(cur []byte, pieces []textedit.Piece, spans []textedit.Span, repl string, edit int) ([]textedit.Piece, *failed) {
 	// Where each existing piece sits in cur, and how far it shifted the
 	// text after it.
 	curStart := make([]int, len(pieces))
 	shift := make([]int, len(pieces)+1)
 	for j, p := range pieces {
-		curStart[j] = p.start + shift[j]
-		shift[j+1] = shift[j] + len(p.text) - (p.end - p.start)
+		curStart[j] = p.Start + shift[j]
+		shift[j+1] = shift[j] + len(p.Text) - (p.End - p.Start)
 	}
-	added := make([]piece, 0, len(spans))
+	added := make([]textedit.Piece, 0, len(spans))
 	// Every span shares one copy of the replacement per line-break style.
 	texts := map[string][]byte{}
 	for _, s := range spans {
 		// The first piece whose written text ends after s starts; every
 		// piece from there on that starts before s ends may touch it.
-		j := sort.Search(len(pieces), func(j int) bool { return curStart[j]+len(pieces[j].text) > s.start })
-		for k := j; k < len(pieces) && curStart[k] < s.end; k++ {
-			ws, we := curStart[k], curStart[k]+len(pieces[k].text)
-			overlaps := s.start < we && ws < s.end
-			deletedInside := ws == we && s.start < ws
+		j := sort.Search(len(pieces), func(j int) bool { return curStart[j]+len(pieces[j].Text) > s.Start })
+		for k := j; k < len(pieces) && curStart[k] < s.End; k++ {
+			ws, we := curStart[k], curStart[k]+len(pieces[k].Text)
+			overlaps := s.Start < we && ws < s.End
+			deletedInside := ws == we && s.Start < ws
 			if overlaps || deletedInside {
-				idx, other := edit, pieces[k].edit
+				idx, other := edit, pieces[k].Edit
 				return nil, &failed{
 					err: &tool.Error{Code: tool.CodeOverlappingEdits,
-						Message: fmt.Sprintf("edits[%d] matches at line %d, in text that edits[%d] wrote", edit, lineAt(cur, s.start), other),
+						Message: fmt.Sprintf("edits[%d] matches at line %d, in text that edits[%d] wrote", edit, textedit.LineAt(cur, s.Start), other),
 						Hint:    fmt.Sprintf("merge edits[%d] into edits[%d], or make its old_string match text that no earlier edit changed", edit, other)},
 					info: Failure{Edit: &idx, OtherEdit: &other},
 				}
@@ -276,24 +269,24 @@ func addPieces(cur []byte, pieces []piece, spans []span, repl string, edit int) 
 		}
 		// No piece overlaps s, so those starting at or before s.start lie
 		// wholly before it (an empty one at s.start too) and shifted it.
-		before := sort.Search(len(pieces), func(j int) bool { return curStart[j] > s.start })
+		before := sort.Search(len(pieces), func(j int) bool { return curStart[j] > s.Start })
 		d := shift[before]
-		eol := eolAround(cur, s)
+		eol := textedit.EOLAround(cur, s)
 		text, ok := texts[eol]
 		if !ok {
-			text = []byte(withEOL(repl, eol))
+			text = []byte(textedit.WithEOL(repl, eol))
 			texts[eol] = text
 		}
-		added = append(added, piece{start: s.start - d, end: s.end - d, text: text, edit: edit})
+		added = append(added, textedit.Piece{Start: s.Start - d, End: s.End - d, Text: text, Edit: edit})
 	}
 	if len(pieces) == 0 {
 		return added, nil // spans come sorted
 	}
 	// Both lists are sorted and disjoint: merge them.
-	out := make([]piece, 0, len(pieces)+len(added))
+	out := make([]textedit.Piece, 0, len(pieces)+len(added))
 	i, j := 0, 0
 	for i < len(pieces) || j < len(added) {
-		if j == len(added) || (i < len(pieces) && pieces[i].start < added[j].start) {
+		if j == len(added) || (i < len(pieces) && pieces[i].Start < added[j].Start) {
 			out = append(out, pieces[i])
 			i++
 		} else {
@@ -304,25 +297,9 @@ func addPieces(cur []byte, pieces []piece, spans []span, repl string, edit int) 
 	return out, nil
 }
 
-// render builds the text that pieces make of orig.
-func render(orig []byte, pieces []piece) []byte {
-	n := len(orig)
-	for _, p := range pieces {
-		n += len(p.text) - (p.end - p.start)
-	}
-	out := make([]byte, 0, n)
-	last := 0
-	for _, p := range pieces {
-		out = append(out, orig[last:p.start]...)
-		out = append(out, p.text...)
-		last = p.end
-	}
-	return append(out, orig[last:]...)
-}
-
 // fillLines sets each report's line numbers from its pieces, in the
 // original text, in one pass.
-func fillLines(orig []byte, pieces []piece, reports []EditReport) {
+func fillLines(orig []byte, pieces []textedit.Piece, reports []EditReport) {
 	line, off := 1, 0
 	at := func(pos int) int {
 		line += bytes.Count(orig[off:pos], []byte("\n"))
@@ -330,17 +307,17 @@ func fillLines(orig []byte, pieces []piece, reports []EditReport) {
 		return line
 	}
 	for _, p := range pieces {
-		first := at(p.start)
+		first := at(p.Start)
 		last := first
-		if p.end > p.start {
-			last = first + bytes.Count(orig[p.start:p.end-1], []byte("\n"))
+		if p.End > p.Start {
+			last = first + bytes.Count(orig[p.Start:p.End-1], []byte("\n"))
 		}
-		r := &reports[p.edit]
+		r := &reports[p.Edit]
 		switch {
 		case len(r.Lines) == 0:
 			r.LineStart, r.LineEnd = first, last
 			fallthrough
-		case len(r.Lines) < MaxReportedLines:
+		case len(r.Lines) < textedit.MaxReportedLines:
 			r.Lines = append(r.Lines, first)
 		default:
 			r.LinesOmitted++
@@ -348,62 +325,66 @@ func fillLines(orig []byte, pieces []piece, reports []EditReport) {
 	}
 }
 
-// lineAt is the 1-based line of offset off.
-func lineAt(text []byte, off int) int {
-	return 1 + bytes.Count(text[:off], []byte("\n"))
-}
-
-// lineNumbers returns the first line of each span (of the first
-// MaxReportedLines), counting once.
-func lineNumbers(text []byte, spans []span) []int {
-	spans = spans[:min(len(spans), MaxReportedLines)]
-	out := make([]int, 0, len(spans))
-	line, off := 1, 0
-	for _, s := range spans {
-		line += bytes.Count(text[off:s.start], []byte("\n"))
-		off = s.start
-		out = append(out, line)
-	}
-	return out
-}
-
-// maxListedLines caps how many line numbers a message lists.
-const maxListedLines = 20
-
-// MaxReportedLines caps the line numbers a result lists (the counts stay
-// exact).
-const MaxReportedLines = 1000
-
 // MaxReplacements caps the spans one replace_all replaces: each costs
 // memory (about 150 MiB for a million).
 const MaxReplacements = 1_000_000
 
-// linesPhrase renders "lines 12, 40, 88" for total spans whose first
-// lines are lines (at most maxListedLines of them are named).
-func linesPhrase(lines []int, total int) string {
-	var b strings.Builder
-	b.WriteString("line")
-	if total > 1 {
-		b.WriteString("s")
-	}
-	for i, l := range lines {
-		if i == maxListedLines {
-			break
+// noMatch builds the no_match error for old in text: the closest
+// candidate, the first difference and its likely cause.
+func noMatch(name string, text []byte, old string, loc textedit.Located, i, n int, byteWise bool) *failed {
+	idx := i
+	l := label(i, n)
+	if len(loc.Rejected) > 0 {
+		r := loc.Rejected[0]
+		first, last := textedit.LineAt(text, r.Span.Start), textedit.LineAt(text, max(r.Span.End-1, r.Span.Start))
+		c := &textedit.Candidate{LineStart: first, LineEnd: last, Line: first, Column: 1,
+			Expected: textedit.Clip(textedit.FirstLine(old)), Found: textedit.Clip(textedit.FirstLine(string(text[r.Span.Start:r.Span.End])))}
+		var msg string
+		if r.TooBig {
+			c.Cause = "fuzzy_too_long"
+			msg = fmt.Sprintf("%sold_string was not found exactly; a fuzzy match at lines %d-%d was refused because its text is %d characters long, more than %d×%d+%d for old_string's %d",
+				l, first, last, r.Runes, textedit.FuzzySpanFactor, utf8.RuneCountInString(old), textedit.FuzzySpanSlack, utf8.RuneCountInString(old))
+		} else {
+			c.Cause = "fuzzy_unverified"
+			msg = fmt.Sprintf("%sold_string was not found exactly; a fuzzy match at lines %d-%d was refused because its text does not normalize to the same text as old_string", l, first, last)
 		}
-		if i > 0 {
-			b.WriteString(",")
+		return &failed{
+			err: &tool.Error{Code: tool.CodeNoMatch, Message: msg,
+				Hint: fmt.Sprintf("copy lines %d-%d exactly as mcode read shows them (mcode read %s --offset %d --limit %d) into old_string", first, last, name, first, last-first+1)},
+			info: Failure{Edit: &idx, Candidate: c},
 		}
-		fmt.Fprintf(&b, " %d", l)
 	}
-	if shown := min(len(lines), maxListedLines); total > shown {
-		fmt.Fprintf(&b, " and %d more", total-shown)
+	c := textedit.Closest(text, old)
+	if c == nil {
+		return &failed{
+			err: &tool.Error{Code: tool.CodeNoMatch,
+				Message: l + "old_string was not found, and no line of the file resembles it",
+				Hint:    "check the file path; read the file with mcode read and copy old_string exactly from it"},
+			info: Failure{Edit: &idx},
+		}
 	}
-	return b.String()
+	msg := fmt.Sprintf("%sold_string was not found. Closest: lines %d-%d; first difference at line %d, column %d: old_string has %q, the file has %q (likely cause: %s)",
+		l, c.LineStart, c.LineEnd, c.Line, c.Column, c.Expected, c.Found, textedit.CauseText[c.Cause])
+	if byteWise {
+		msg += "; the file is not UTF-8, so only exact matches count"
+	}
+	return &failed{
+		err:  &tool.Error{Code: tool.CodeNoMatch, Message: msg, Hint: causeHint(name, c)},
+		info: Failure{Edit: &idx, Candidate: c},
+	}
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
+func causeHint(name string, c *textedit.Candidate) string {
+	reread := fmt.Sprintf("mcode read %s --offset %d --limit %d", name, c.LineStart, c.LineEnd-c.LineStart+1)
+	switch c.Cause {
+	case "tabs_vs_spaces", "indentation":
+		return fmt.Sprintf("copy the indentation exactly as %s shows it: edit never takes tabs for spaces", reread)
+	case "line_numbers":
+		return "remove the line-number prefixes (`    12→`) that read puts before each line from old_string and new_string"
+	case "bom":
+		return "leave the byte-order mark out of old_string: edit keeps the file's BOM by itself"
+	case "crlf":
+		return "old_string and the file disagree on a lone carriage return; copy the text exactly as " + reread + " shows it"
 	}
-	return "s"
+	return "copy old_string exactly from " + reread
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcode-dev/mcode/pkg/textedit"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -20,7 +21,7 @@ func apply(t *testing.T, text string, edits ...Edit) (string, []EditReport, *fai
 	if f != nil {
 		return "", nil, f
 	}
-	return string(render([]byte(text), pieces)), reports, nil
+	return string(textedit.Render([]byte(text), pieces)), reports, nil
 }
 
 func TestApplyEdits(t *testing.T) {
@@ -115,8 +116,8 @@ func TestApplyReportsOriginalLines(t *testing.T) {
 		t.Fatal(f.err)
 	}
 	want := []EditReport{
-		{Index: 0, Match: MatchExact, Count: 1, LineStart: 1, LineEnd: 1, Lines: []int{1}},
-		{Index: 1, Match: MatchExact, Count: 2, LineStart: 2, LineEnd: 2, Lines: []int{2, 5}},
+		{Index: 0, Match: textedit.MatchExact, Count: 1, LineStart: 1, LineEnd: 1, Lines: []int{1}},
+		{Index: 1, Match: textedit.MatchExact, Count: 2, LineStart: 2, LineEnd: 2, Lines: []int{2, 5}},
 	}
 	if diff := cmp.Diff(want, reports); diff != "" {
 		t.Errorf("reports (-want +got):\n%s", diff)
@@ -156,11 +157,11 @@ func TestApplyByteWise(t *testing.T) {
 	if f != nil {
 		t.Fatal(f.err)
 	}
-	if got := string(render([]byte(text), pieces)); got != "caf\xe9 = 1\nna\xefve = 3\n" {
+	if got := string(textedit.Render([]byte(text), pieces)); got != "caf\xe9 = 1\nna\xefve = 3\n" {
 		t.Errorf("got %q", got)
 	}
 	pieces, reports, f := applyEdits("f", []byte(text), []Edit{{OldString: "     2→ve = 2", NewString: "     2→ve = 3"}}, true)
-	if f != nil || !reports[0].LineNumbersStripped || string(render([]byte(text), pieces)) != "caf\xe9 = 1\nna\xefve = 3\n" {
+	if f != nil || !reports[0].LineNumbersStripped || string(textedit.Render([]byte(text), pieces)) != "caf\xe9 = 1\nna\xefve = 3\n" {
 		t.Errorf("pasted prefixes in a Latin-1 file: %+v", f)
 	}
 	_, _, f = applyEdits("f", []byte(text), []Edit{{OldString: "= 2", NewString: "= \u00e9"}}, true)
@@ -199,7 +200,7 @@ func TestNoMatchDiagnosis(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			loc := locate([]byte(c.text), c.old, false, -1)
+			loc := textedit.Locate([]byte(c.text), c.old, false, -1)
 			f := noMatch("f", []byte(c.text), c.old, loc, 0, 1, false)
 			cand := f.info.Candidate
 			if cand == nil {
@@ -210,7 +211,7 @@ func TestNoMatchDiagnosis(t *testing.T) {
 			}
 		})
 	}
-	f := noMatch("f", []byte(file), "nothing like it at all", located{}, 0, 1, false)
+	f := noMatch("f", []byte(file), "nothing like it at all", textedit.Located{}, 0, 1, false)
 	if f.info.Candidate != nil || f.err.Code != tool.CodeNoMatch {
 		t.Errorf("unrelated old_string: %+v %v", f.info.Candidate, f.err)
 	}
@@ -227,36 +228,36 @@ func TestLinesPhrase(t *testing.T) {
 		{[]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}, 22, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 and 2 more"},
 		{[]int{1, 2}, 5000, "lines 1, 2 and 4998 more"},
 	} {
-		if got := linesPhrase(c.lines, c.total); got != c.want {
-			t.Errorf("linesPhrase(%v, %d) = %q, want %q", c.lines, c.total, got, c.want)
+		if got := textedit.LinesPhrase(c.lines, c.total); got != c.want {
+			t.Errorf("LinesPhrase(%v, %d) = %q, want %q", c.lines, c.total, got, c.want)
 		}
 	}
 }
 
 func TestReportCapsItsLineList(t *testing.T) {
-	text := strings.Repeat("x\n", MaxReportedLines+5)
+	text := strings.Repeat("x\n", textedit.MaxReportedLines+5)
 	_, reports, f := apply(t, text, Edit{OldString: "x", NewString: "y", ReplaceAll: true})
 	if f != nil {
 		t.Fatal(f.err)
 	}
-	if r := reports[0]; r.Count != MaxReportedLines+5 || len(r.Lines) != MaxReportedLines || r.LinesOmitted != 5 {
+	if r := reports[0]; r.Count != textedit.MaxReportedLines+5 || len(r.Lines) != textedit.MaxReportedLines || r.LinesOmitted != 5 {
 		t.Errorf("count %d, %d lines listed, %d omitted", r.Count, len(r.Lines), r.LinesOmitted)
 	}
 }
 
 func TestManyMatchesAreCountedNotKept(t *testing.T) {
 	text := []byte(strings.Repeat("a ", 50_000))
-	loc := locate(text, "a", true, MaxReportedLines)
-	if loc.count != 50_000 || len(loc.spans) != MaxReportedLines {
-		t.Fatalf("count %d, kept %d", loc.count, len(loc.spans))
+	loc := textedit.Locate(text, "a", true, textedit.MaxReportedLines)
+	if loc.Count != 50_000 || len(loc.Spans) != textedit.MaxReportedLines {
+		t.Fatalf("count %d, kept %d", loc.Count, len(loc.Spans))
 	}
 	_, _, f := apply(t, string(text), Edit{OldString: "a", NewString: "b"})
 	if f == nil || f.err.Code != tool.CodeNotUnique || *f.info.Count != 50_000 || !strings.Contains(f.err.Message, "matches 50000 places") {
 		t.Fatalf("not_unique: %+v", f)
 	}
-	fz := locate([]byte(strings.Repeat("\u201cq\u201d\n", 3000)), `"q"`, true, 10)
-	if fz.kind != MatchFuzzy || fz.count != 3000 || len(fz.spans) != 10 {
-		t.Errorf("fuzzy: kind %s count %d kept %d", fz.kind, fz.count, len(fz.spans))
+	fz := textedit.Locate([]byte(strings.Repeat("\u201cq\u201d\n", 3000)), `"q"`, true, 10)
+	if fz.Kind != textedit.MatchFuzzy || fz.Count != 3000 || len(fz.Spans) != 10 {
+		t.Errorf("fuzzy: kind %s count %d kept %d", fz.Kind, fz.Count, len(fz.Spans))
 	}
 }
 

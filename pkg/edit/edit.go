@@ -6,7 +6,6 @@
 package edit
 
 import (
-	"bufio"
 	"context"
 	_ "embed"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textedit"
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -59,7 +59,7 @@ type Result struct {
 	// LineNumbersStripped says some old_string matched only once read's
 	// line-number prefixes were taken off it.
 	LineNumbersStripped bool `json:"line_numbers_stripped"`
-	Changes
+	textedit.Changes
 	BytesBefore int `json:"bytes_before"`
 	BytesAfter  int `json:"bytes_after"`
 	// SHA256 is the stamp of the file's new bytes (what they would be,
@@ -81,11 +81,11 @@ var (
 var limits = map[string]any{
 	"MaxEdits":        MaxEdits,
 	"MaxReplacements": MaxReplacements,
-	"MaxFileMiB":      MaxFileMiB,
-	"MaxDiffKiB":      MaxDiffBytes >> 10,
-	"DiffContext":     DiffContext,
-	"FuzzySpanFactor": FuzzySpanFactor,
-	"FuzzySpanSlack":  FuzzySpanSlack,
+	"MaxFileMiB":      textedit.MaxFileMiB,
+	"MaxDiffKiB":      textedit.MaxDiffBytes >> 10,
+	"DiffContext":     textedit.DiffContext,
+	"FuzzySpanFactor": textedit.FuzzySpanFactor,
+	"FuzzySpanSlack":  textedit.FuzzySpanSlack,
 }
 
 // EditTool is the registry entry of edit.
@@ -132,12 +132,12 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 		return nil, err
 	}
 	abs := env.Abs(fsutil.InputPath(env.Abs, p.FilePath))
-	display := displayPath(env.Root, abs)
-	target, err := resolve(display, abs)
+	display := textedit.DisplayPath(env.Root, abs)
+	target, err := textedit.Resolve(display, abs)
 	if err != nil {
 		return nil, err
 	}
-	info, err := statTarget(display, target)
+	info, err := textedit.StatTarget(display, target)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	if info == nil {
 		return nil, fsutil.NotFound(display, abs)
 	}
-	unlock, err := lockFile(ctx, display, target)
+	unlock, err := textedit.LockFile(ctx, display, target)
 	if err != nil {
 		return nil, err
 	}
@@ -156,110 +156,74 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", display, err)
 	}
-	if err := checkIfMatch(display, data, p.IfMatch); err != nil {
+	if err := textedit.CheckIfMatch(display, data, p.IfMatch); err != nil {
 		return nil, err
 	}
-	c, err := decodeContent(display, data)
+	c, err := textedit.DecodeContent(display, data)
 	if err != nil {
 		return nil, err
 	}
-	pieces, reports, f := applyEdits(display, c.text, edits, c.byteWise)
+	pieces, reports, f := applyEdits(display, c.Text, edits, c.ByteWise)
 	if f != nil {
 		f.info.FilePath = fsutil.DisplayPath(abs)
 		return &tool.Response{Result: f.info}, f.err
 	}
-	ix := newLineIndex(c.text)
-	diff := newDiffWriter(display, ix, c.display(), MaxDiffBytes)
-	pieceChanges(ix, pieces, diff.add)
+	ix := textedit.NewLineIndex(c.Text)
+	diff := textedit.NewDiffWriter(display, ix, c.Display(), textedit.MaxDiffBytes)
+	textedit.PieceChanges(ix, pieces, diff.Add)
 	res := &Result{
-		FilePath: fsutil.DisplayPath(abs), Match: MatchExact, Edits: reports,
-		Changes:     diff.finish(),
-		BytesBefore: len(data), Encoding: string(c.enc), LineEnding: c.lineEnding(), DryRun: p.DryRun,
+		FilePath: fsutil.DisplayPath(abs), Match: textedit.MatchExact, Edits: reports,
+		Changes:     diff.Finish(),
+		BytesBefore: len(data), Encoding: string(c.Enc), LineEnding: c.LineEnding(), DryRun: p.DryRun,
 	}
 	if target != abs {
 		res.Target = target
 	}
 	for _, r := range reports {
-		if r.Match == MatchFuzzy {
-			res.Match = MatchFuzzy
+		if r.Match == textedit.MatchFuzzy {
+			res.Match = textedit.MatchFuzzy
 		}
 		res.LineNumbersStripped = res.LineNumbersStripped || r.LineNumbersStripped
 		res.Replacements += r.Count
 	}
-	res.LineStart, res.LineEnd = lineSpan(c.text, pieces)
-	if c.reencode {
-		if _, err := textenc.Encode(string(render(c.text, pieces)), c.enc); err != nil {
+	res.LineStart, res.LineEnd = lineSpan(c.Text, pieces)
+	if c.Reencode {
+		if _, err := textenc.Encode(string(textedit.Render(c.Text, pieces)), c.Enc); err != nil {
 			return nil, &tool.Error{Code: tool.CodeEncoding,
-				Message: fmt.Sprintf("%s is %s, which cannot hold every character of new_string: %v", display, c.enc, err),
+				Message: fmt.Sprintf("%s is %s, which cannot hold every character of new_string: %v", display, c.Enc, err),
 				Hint:    "use characters the file's encoding has, or convert the file to UTF-8 first (write converts it when the content needs it); nothing was written"}
 		}
 	}
 
 	// The stamp of the new bytes is hashed beside the write, not in it:
 	// the two passes over a large file then take one core each.
-	hashed := make(chan *hashingWriter, 1)
+	hashed := make(chan *textedit.HashingWriter, 1)
 	go func() {
-		hw := newHashingWriter(io.Discard)
-		_ = writeEdited(hw, c, pieces)
+		hw := textedit.NewHashingWriter(io.Discard)
+		_ = textedit.WriteEdited(hw, c, pieces)
 		hashed <- hw
 	}()
 	if !p.DryRun {
-		err := commit(ctx, target, func(w io.Writer) error { return writeEdited(w, c, pieces) })
+		err := textedit.Commit(ctx, target, func(w io.Writer) error { return textedit.WriteEdited(w, c, pieces) })
 		if err != nil {
 			<-hashed
-			return nil, writeErr(display, err)
+			return nil, textedit.WriteErr(display, err)
 		}
 	}
 	hw := <-hashed
-	res.BytesAfter, res.SHA256 = hw.n, hw.sum()
+	res.BytesAfter, res.SHA256 = hw.N, hw.Sum()
 	return &tool.Response{Output: editOutput(display, res), Result: res}, nil
-}
-
-// writeEdited writes the edited file: the original bytes between the
-// pieces, never re-encoded, so nothing outside a replaced span changes.
-// Only UTF-16 text is encoded again as a whole (it was checked to
-// round-trip byte for byte when it was read).
-func writeEdited(dst io.Writer, c *content, pieces []piece) error {
-	if c.enc == textenc.UTF16LE || c.enc == textenc.UTF16BE || c.reencode {
-		out, err := textenc.Encode(string(render(c.text, pieces)), c.enc)
-		if err != nil {
-			return &tool.Error{Code: tool.CodeEncoding, Message: err.Error(), Hint: "nothing was written"}
-		}
-		_, err = dst.Write(out)
-		return err
-	}
-	// Many small pieces (a replace_all) must not cost a write call each.
-	w := bufio.NewWriterSize(dst, 64<<10)
-	if len(c.bom) > 0 {
-		if _, err := w.Write(c.bom); err != nil {
-			return err
-		}
-	}
-	last := 0
-	for _, p := range pieces {
-		if _, err := w.Write(c.text[last:p.start]); err != nil {
-			return err
-		}
-		if _, err := w.Write(p.text); err != nil {
-			return err
-		}
-		last = p.end
-	}
-	if _, err := w.Write(c.text[last:]); err != nil {
-		return err
-	}
-	return w.Flush()
 }
 
 // lineSpan is the range of lines (1-based, before the edit) that the
 // pieces replaced.
-func lineSpan(text []byte, pieces []piece) (int, int) {
+func lineSpan(text []byte, pieces []textedit.Piece) (int, int) {
 	if len(pieces) == 0 {
 		return 0, 0
 	}
 	first := pieces[0]
 	last := pieces[len(pieces)-1]
-	return lineAt(text, first.start), lineAt(text, max(last.end-1, last.start))
+	return textedit.LineAt(text, first.Start), textedit.LineAt(text, max(last.End-1, last.Start))
 }
 
 // editOutput is the text a model reads: what changed where, then the diff.
@@ -276,7 +240,7 @@ func editOutput(display string, r *Result) string {
 	if len(r.Edits) == 1 {
 		e := r.Edits[0]
 		if e.Count > 1 {
-			fmt.Fprintf(&b, ": %d replacements (%s), %s match", e.Count, linesPhrase(e.Lines, e.Count), e.Match)
+			fmt.Fprintf(&b, ": %d replacements (%s), %s match", e.Count, textedit.LinesPhrase(e.Lines, e.Count), e.Match)
 		} else {
 			fmt.Fprintf(&b, ": %s, %s match", rangePhrase(e.LineStart, e.LineEnd), e.Match)
 		}
@@ -287,7 +251,7 @@ func editOutput(display string, r *Result) string {
 				b.WriteString(";")
 			}
 			if e.Count > 1 {
-				fmt.Fprintf(&b, " [%d] %d× at %s, %s", i, e.Count, linesPhrase(e.Lines, e.Count), e.Match)
+				fmt.Fprintf(&b, " [%d] %d× at %s, %s", i, e.Count, textedit.LinesPhrase(e.Lines, e.Count), e.Match)
 			} else {
 				fmt.Fprintf(&b, " [%d] %s, %s", i, rangePhrase(e.LineStart, e.LineEnd), e.Match)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textedit"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -56,19 +57,19 @@ func TestRunKeepsEveryOtherByte(t *testing.T) {
 		p          Params
 		match, enc string
 	}{
-		{"crlf", []byte("a\r\nb\r\nc\r\n"), []byte("a\r\nB\r\nB2\r\nc\r\n"), one("b\n", "B\nB2\n"), MatchExact, "utf-8"},
-		{"mixed", []byte("a\r\nb\nc\r\nd\n"), []byte("a\r\nb\nC\r\nd\n"), one("c", "C"), MatchExact, "utf-8"},
-		{"bom", []byte("\xEF\xBB\xBFx = 1\ny = 2\n"), []byte("\xEF\xBB\xBFx = 1\ny = 3\n"), one("y = 2", "y = 3"), MatchExact, "utf-8-bom"},
-		{"bom first line", []byte("\xEF\xBB\xBFx = 1\n"), []byte("\xEF\xBB\xBFx = 9\n"), one("x = 1", "x = 9"), MatchExact, "utf-8-bom"},
+		{"crlf", []byte("a\r\nb\r\nc\r\n"), []byte("a\r\nB\r\nB2\r\nc\r\n"), one("b\n", "B\nB2\n"), textedit.MatchExact, "utf-8"},
+		{"mixed", []byte("a\r\nb\nc\r\nd\n"), []byte("a\r\nb\nC\r\nd\n"), one("c", "C"), textedit.MatchExact, "utf-8"},
+		{"bom", []byte("\xEF\xBB\xBFx = 1\ny = 2\n"), []byte("\xEF\xBB\xBFx = 1\ny = 3\n"), one("y = 2", "y = 3"), textedit.MatchExact, "utf-8-bom"},
+		{"bom first line", []byte("\xEF\xBB\xBFx = 1\n"), []byte("\xEF\xBB\xBFx = 9\n"), one("x = 1", "x = 9"), textedit.MatchExact, "utf-8-bom"},
 		{"utf-16le", []byte("\xFF\xFEa\x00\r\x00\n\x00b\x00\r\x00\n\x00"), []byte("\xFF\xFEa\x00\r\x00\n\x00\xe9\x00\r\x00\n\x00"),
-			one("b", "é"), MatchExact, "utf-16le"},
-		{"latin-1 ascii edit", []byte("caf\xe9\nx = 1\nna\xefve\n"), []byte("caf\xe9\nx = 2\nna\xefve\n"), one("x = 1", "x = 2"), MatchExact, "latin-1"},
-		{"no final newline", []byte("a\nb"), []byte("a\nB"), one("b", "B"), MatchExact, "utf-8"},
-		{"final newline kept", []byte("a\nb\n"), []byte("a\nB\n"), one("b", "B"), MatchExact, "utf-8"},
+			one("b", "é"), textedit.MatchExact, "utf-16le"},
+		{"latin-1 ascii edit", []byte("caf\xe9\nx = 1\nna\xefve\n"), []byte("caf\xe9\nx = 2\nna\xefve\n"), one("x = 1", "x = 2"), textedit.MatchExact, "latin-1"},
+		{"no final newline", []byte("a\nb"), []byte("a\nB"), one("b", "B"), textedit.MatchExact, "utf-8"},
+		{"final newline kept", []byte("a\nb\n"), []byte("a\nB\n"), one("b", "B"), textedit.MatchExact, "utf-8"},
 		{"fuzzy leaves CJK alone", []byte("\u201c\u4e2d\u6587\u201d\u3000\u5168\u89d2\nx := \u201cold\u201d\n\u3000\u3000\u2018\u5c3e\u2019\n"),
 			[]byte("\u201c\u4e2d\u6587\u201d\u3000\u5168\u89d2\nx := \"new\"\n\u3000\u3000\u2018\u5c3e\u2019\n"),
-			one(`x := "old"`, `x := "new"`), MatchFuzzy, "utf-8"},
-		{"replace_all literal dollars", []byte("A A\n"), []byte("$& $&\n"), Params{OldString: strp("A"), NewString: strp("$&"), ReplaceAll: true}, MatchExact, "utf-8"},
+			one(`x := "old"`, `x := "new"`), textedit.MatchFuzzy, "utf-8"},
+		{"replace_all literal dollars", []byte("A A\n"), []byte("$& $&\n"), Params{OldString: strp("A"), NewString: strp("$&"), ReplaceAll: true}, textedit.MatchExact, "utf-8"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,7 +84,7 @@ func TestRunKeepsEveryOtherByte(t *testing.T) {
 			if res.Match != c.match || res.Encoding != c.enc {
 				t.Errorf("match %s encoding %s, want %s %s", res.Match, res.Encoding, c.match, c.enc)
 			}
-			if res.SHA256 != sha256Hex(after) || res.BytesAfter != len(after) || res.BytesBefore != len(c.data) {
+			if res.SHA256 != textedit.SHA256Hex(after) || res.BytesAfter != len(after) || res.BytesBefore != len(c.data) {
 				t.Errorf("sha256/bytes do not describe the file: %+v", res)
 			}
 			if strings.ContainsRune(res.Diff, '\uFFFD') {
@@ -131,7 +132,7 @@ func TestRunIfMatchAndDryRun(t *testing.T) {
 	env := testEnv(t)
 	data := []byte("v = 1\n")
 	p := one("v = 1", "v = 2")
-	p.IfMatch = strings.ToUpper(sha256Hex(data))
+	p.IfMatch = strings.ToUpper(textedit.SHA256Hex(data))
 	p.DryRun = true
 	res, after, err := editFile(t, env, "f.txt", data, p)
 	if err != nil {
@@ -140,7 +141,7 @@ func TestRunIfMatchAndDryRun(t *testing.T) {
 	if !bytes.Equal(after, data) || !res.DryRun || !strings.Contains(res.Diff, "+v = 2") {
 		t.Fatalf("dry run wrote %q or lacks the diff: %+v", after, res)
 	}
-	if res.SHA256 != sha256Hex([]byte("v = 2\n")) {
+	if res.SHA256 != textedit.SHA256Hex([]byte("v = 2\n")) {
 		t.Errorf("dry run sha256 %s is not that of the would-be file", res.SHA256)
 	}
 	// A touch changes the time, not the bytes: the stamp still matches.
@@ -284,13 +285,13 @@ func TestLockFollowsTheReplacedInode(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
 	os.WriteFile(path, []byte("v1"), 0o644)
-	unlockA, err := lockFile(context.Background(), "f.txt", path)
+	unlockA, err := textedit.LockFile(context.Background(), "f.txt", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gotB := make(chan func(), 1)
 	go func() {
-		unlockB, err := lockFile(context.Background(), "f.txt", path)
+		unlockB, err := textedit.LockFile(context.Background(), "f.txt", path)
 		if err != nil {
 			t.Error(err)
 			close(gotB)
@@ -311,7 +312,7 @@ func TestLockFollowsTheReplacedInode(t *testing.T) {
 	// B must hold the lock of the file at the path now: C cannot take it.
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if unlockC, err := lockFile(ctx, "f.txt", path); err == nil {
+	if unlockC, err := textedit.LockFile(ctx, "f.txt", path); err == nil {
 		unlockC()
 		t.Fatal("a second process took the lock of the new file while B held the old one")
 	}
@@ -323,7 +324,7 @@ func TestRunWaitsForTheLockUntilItsTimeLimit(t *testing.T) {
 	env := testEnv(t)
 	path := filepath.Join(env.Root, "f.txt")
 	os.WriteFile(path, []byte("a\n"), 0o644)
-	unlock, err := lockFile(context.Background(), "f.txt", path)
+	unlock, err := textedit.LockFile(context.Background(), "f.txt", path)
 	if err != nil {
 		t.Fatal(err)
 	}

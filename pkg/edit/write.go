@@ -12,15 +12,13 @@ import (
 	"strings"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textedit"
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // WriteName is the write tool's name.
 const WriteName = "write"
-
-// NewFileMode is the mode of a file write creates, before the umask.
-const NewFileMode fs.FileMode = 0o644
 
 // What write did to the file.
 const (
@@ -52,7 +50,7 @@ type WriteResult struct {
 	Encoding    string `json:"encoding"`
 	LineEnding  string `json:"line_ending"`
 	Mode        string `json:"mode"`
-	Changes
+	textedit.Changes
 	// Note says what write kept or could not keep of the old file.
 	Note   string `json:"note,omitempty"`
 	DryRun bool   `json:"dry_run"`
@@ -78,26 +76,26 @@ func WriteTool() *tool.Tool {
 
 // Write writes a whole file.
 func Write(ctx context.Context, env *tool.Env, p WriteParams) (*tool.Response, error) {
-	if len(p.Content) > MaxFileMiB<<20 {
+	if len(p.Content) > textedit.MaxFileMiB<<20 {
 		return nil, &tool.Error{Code: tool.CodeTooLarge,
-			Message: fmt.Sprintf("content is %d MiB, more than the %d MiB write handles", len(p.Content)>>20, MaxFileMiB),
+			Message: fmt.Sprintf("content is %d MiB, more than the %d MiB write handles", len(p.Content)>>20, textedit.MaxFileMiB),
 			Hint:    "write a file this large with a command (cp, a redirection) through bash"}
 	}
-	if pastedReadOutput(p.Content) {
+	if textedit.PastedReadOutput(p.Content) {
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs,
 			Message: "every line of content starts with a line number and → as read prints them (`    12→`), numbered one after another: this is read's output pasted as it is",
 			Hint:    "send the file's text without the line-number prefixes"}
 	}
 	abs := env.Abs(fsutil.InputPath(env.Abs, p.FilePath))
-	display := displayPath(env.Root, abs)
-	target, err := resolve(display, abs)
+	display := textedit.DisplayPath(env.Root, abs)
+	target, err := textedit.Resolve(display, abs)
 	if err != nil {
 		return nil, err
 	}
 	// A file created by another process between the check and our link
 	// sends us round once more, to replace it under the lock.
 	for range 2 {
-		info, err := statTarget(display, target)
+		info, err := textedit.StatTarget(display, target)
 		if err != nil {
 			return nil, err
 		}
@@ -134,12 +132,12 @@ func create(ctx context.Context, display, target string, p WriteParams) (*WriteR
 			Hint:    "drop if_match to create the file, or check the path"}
 	}
 	data := []byte(p.Content)
-	lines := newLineIndex(data).count()
+	lines := textedit.NewLineIndex(data).Count()
 	res := &WriteResult{
-		Action: Created, BytesAfter: len(data), SHA256: sha256Hex(data),
+		Action: Created, BytesAfter: len(data), SHA256: textedit.SHA256Hex(data),
 		Encoding: string(textenc.UTF8), LineEnding: string(textenc.LineEndings(data)),
-		Mode:    fmt.Sprintf("%04o", NewFileMode&^fsutil.Umask()),
-		Changes: Changes{Additions: lines, FirstChangedLine: min(1, lines)},
+		Mode:    fmt.Sprintf("%04o", textedit.NewFileMode&^fsutil.Umask()),
+		Changes: textedit.Changes{Additions: lines, FirstChangedLine: min(1, lines)},
 		DryRun:  p.DryRun,
 	}
 	if p.DryRun {
@@ -149,16 +147,16 @@ func create(ctx context.Context, display, target string, p WriteParams) (*WriteR
 		return nil, err // given up on, as in commit
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return nil, writeErr(display, err)
+		return nil, textedit.WriteErr(display, err)
 	}
-	if err := fsutil.CreateFileAtomic(target, data, NewFileMode); err != nil {
+	if err := fsutil.CreateFileAtomic(target, data, textedit.NewFileMode); err != nil {
 		if errors.Is(err, fs.ErrExist) && !p.CreateOnly {
 			return nil, err
 		}
 		if errors.Is(err, fs.ErrExist) {
 			return nil, existsError(display)
 		}
-		return nil, writeErr(display, err)
+		return nil, textedit.WriteErr(display, err)
 	}
 	if info, err := os.Stat(target); err == nil {
 		res.Mode = fsutil.OctalMode(info.Mode())
@@ -178,7 +176,7 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	if p.CreateOnly {
 		return nil, existsError(display)
 	}
-	unlock, err := lockFile(ctx, display, target)
+	unlock, err := textedit.LockFile(ctx, display, target)
 	if err != nil {
 		return nil, err
 	}
@@ -187,30 +185,30 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", display, err)
 	}
-	if err := checkIfMatch(display, old, p.IfMatch); err != nil {
+	if err := textedit.CheckIfMatch(display, old, p.IfMatch); err != nil {
 		return nil, err
 	}
 	// c is nil when the old bytes are no text (binary, or UTF-16 that
 	// does not round-trip): the content then goes in as UTF-8.
-	c, err := decodeContent(display, old)
+	c, err := textedit.DecodeContent(display, old)
 	if err != nil {
 		c = nil
 	}
-	data, text, enc, note := encodeLike(c, p.Content)
+	data, text, enc, note := textedit.EncodeLike(c, p.Content)
 	res := &WriteResult{
-		Action: Replaced, BytesBefore: len(old), BytesAfter: len(data), SHA256: sha256Hex(data),
+		Action: Replaced, BytesBefore: len(old), BytesAfter: len(data), SHA256: textedit.SHA256Hex(data),
 		Encoding: string(enc), LineEnding: string(textenc.LineEndings([]byte(text))),
 		Mode: fsutil.OctalMode(info.Mode()), Note: note, DryRun: p.DryRun,
 	}
 	if c != nil {
-		oldText := string(c.text)
-		if d := c.display(); d != nil {
+		oldText := string(c.Text)
+		if d := c.Display(); d != nil {
 			oldText = d(oldText)
 		}
-		a, b := splitKeep([]byte(oldText)), splitKeep([]byte(text))
-		res.Changes = summarize(display, stringLines(a), lineDiff(a, b), nil)
+		a, b := textedit.SplitKeep([]byte(oldText)), textedit.SplitKeep([]byte(text))
+		res.Changes = textedit.Summarize(display, textedit.StringLines(a), textedit.LineDiff(a, b), nil)
 	} else {
-		res.Changes = Changes{Additions: newLineIndex([]byte(text)).count(), FirstChangedLine: 1}
+		res.Changes = textedit.Changes{Additions: textedit.NewLineIndex([]byte(text)).Count(), FirstChangedLine: 1}
 		res.Note = joinNote(res.Note, "the old content was binary, so no diff is shown")
 	}
 	if string(old) == string(data) {
@@ -220,46 +218,14 @@ func replace(ctx context.Context, display, target string, info fs.FileInfo, p Wr
 	if p.DryRun {
 		return res, nil
 	}
-	err = commit(ctx, target, func(w io.Writer) error {
+	err = textedit.Commit(ctx, target, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
 	if err != nil {
-		return nil, writeErr(display, err)
+		return nil, textedit.WriteErr(display, err)
 	}
 	return res, nil
-}
-
-// encodeLike encodes content the way the old file c was (nil: no
-// text): its BOM, UTF-16, single-byte encoding, and CRLF line breaks when
-// content has only LF ones. It returns the bytes, the text they hold,
-// their encoding and a note when the old encoding could not be kept.
-func encodeLike(c *content, content string) ([]byte, string, textenc.Encoding, string) {
-	if c == nil {
-		return []byte(content), content, textenc.UTF8, ""
-	}
-	text := content
-	if !strings.Contains(content, "\r") && crlfMajority(c.text) {
-		text = withEOL(content, eolCRLF)
-	}
-	switch c.enc {
-	case textenc.UTF8BOM:
-		return append([]byte("\uFEFF"), strings.TrimPrefix(text, "\uFEFF")...), text, c.enc, ""
-	case textenc.UTF16LE, textenc.UTF16BE, textenc.Latin1, textenc.Windows1252:
-		data, err := textenc.Encode(strings.TrimPrefix(text, "\uFEFF"), c.enc)
-		if err == nil {
-			return data, text, c.enc, ""
-		}
-		return []byte(text), text, textenc.UTF8,
-			fmt.Sprintf("the file was %s, which cannot hold every character of the new content, so it is now UTF-8", c.enc)
-	}
-	return []byte(text), text, textenc.UTF8, ""
-}
-
-// crlfMajority reports whether most line breaks of text are CRLF.
-func crlfMajority(text []byte) bool {
-	lf, crlf := countBreaks(text)
-	return crlf > 0 && crlf >= lf-crlf
 }
 
 func joinNote(a, b string) string {
@@ -279,7 +245,7 @@ func writeOutput(display string, r *WriteResult) string {
 	}
 	switch r.Action {
 	case Created:
-		fmt.Fprintf(&b, "%s %s (%d bytes, %d line%s, mode %s)", created, display, r.BytesAfter, r.Additions, plural(r.Additions), r.Mode)
+		fmt.Fprintf(&b, "%s %s (%d bytes, %d line%s, mode %s)", created, display, r.BytesAfter, r.Additions, textedit.Plural(r.Additions), r.Mode)
 	case Unchanged:
 		fmt.Fprintf(&b, "%s already holds exactly this content; nothing written", display)
 	default:

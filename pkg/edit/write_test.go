@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/textedit"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -34,10 +35,10 @@ func TestWriteCreates(t *testing.T) {
 	if string(data) != "one\ntwo\n" || res.Action != Created || res.BytesAfter != 8 || res.Additions != 2 {
 		t.Errorf("created %q, result %+v", data, res)
 	}
-	if want := NewFileMode &^ fsutil.Umask(); info.Mode().Perm() != want || res.Mode != fmt.Sprintf("%04o", want) {
+	if want := textedit.NewFileMode &^ fsutil.Umask(); info.Mode().Perm() != want || res.Mode != fmt.Sprintf("%04o", want) {
 		t.Errorf("mode %v (result %s), want %v", info.Mode().Perm(), res.Mode, want)
 	}
-	if res.SHA256 != sha256Hex(data) {
+	if res.SHA256 != textedit.SHA256Hex(data) {
 		t.Error("sha256 is not the file's")
 	}
 }
@@ -79,7 +80,7 @@ func TestWriteKeepsWhatWasThere(t *testing.T) {
 			if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
 				t.Errorf("mode %v, want 0600 kept", info.Mode().Perm())
 			}
-			if res.BytesBefore != len(c.old) || res.BytesAfter != len(c.want) || res.SHA256 != sha256Hex(c.want) {
+			if res.BytesBefore != len(c.old) || res.BytesAfter != len(c.want) || res.SHA256 != textedit.SHA256Hex(c.want) {
 				t.Errorf("sizes or sha256 wrong: %+v", res)
 			}
 		})
@@ -138,7 +139,7 @@ func TestWriteRefuses(t *testing.T) {
 		t.Error("a refused write created a file")
 	}
 	// The right stamp lets the write through; dry_run writes nothing.
-	res, err := writeFile(t, env, WriteParams{FilePath: "f.txt", Content: "new\n", IfMatch: sha256Hex([]byte("keep\n")), DryRun: true})
+	res, err := writeFile(t, env, WriteParams{FilePath: "f.txt", Content: "new\n", IfMatch: textedit.SHA256Hex([]byte("keep\n")), DryRun: true})
 	if data, _ := os.ReadFile(path); err != nil || string(data) != "keep\n" || !strings.Contains(res.Diff, "+new") {
 		t.Errorf("dry run: %v, file %q, result %+v", err, data, res)
 	}
@@ -168,7 +169,7 @@ func TestWriteThroughSymlink(t *testing.T) {
 // than edit and write can change afterwards.
 func TestWriteRefusesContentOverItsLimit(t *testing.T) {
 	env := testEnv(t)
-	_, err := writeFile(t, env, WriteParams{FilePath: "big.txt", Content: strings.Repeat("a", MaxFileMiB<<20+1)})
+	_, err := writeFile(t, env, WriteParams{FilePath: "big.txt", Content: strings.Repeat("a", textedit.MaxFileMiB<<20+1)})
 	if te := tool.AsError(err); te == nil || te.Code != tool.CodeTooLarge {
 		t.Fatalf("err = %v, want too_large", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
@@ -201,14 +202,19 @@ func writeOut(env *tool.Env, out, text string) (*Out, error) {
 		}
 		action = "replaced"
 	}
-	if err := fsutil.WriteFileAtomic(abs, []byte(text), 0o644); err != nil {
+	// Its folders are made as write makes them.
+	err := os.MkdirAll(filepath.Dir(abs), 0o755)
+	if err == nil {
+		err = fsutil.WriteFileAtomic(abs, []byte(text), 0o644)
+	}
+	if err != nil {
 		switch {
+		case errors.Is(err, syscall.ENOTDIR):
+			return nil, &tool.Error{Code: tool.CodeNotADirectory, Message: fmt.Sprintf("--out %s: a folder on its path is a file", out),
+				Hint: "choose a path whose folders are folders"}
 		case errors.Is(err, fs.ErrPermission):
 			return nil, &tool.Error{Code: tool.CodePermission, Message: fmt.Sprintf("no permission to write %s", out),
 				Hint: "choose a folder this user may write"}
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, &tool.Error{Code: tool.CodeNotFound, Message: fmt.Sprintf("the folder of %s does not exist", out),
-				Hint: "create it first, e.g. mkdir -p " + fsutil.ShellQuote(filepath.Dir(out))}
 		}
 		return nil, fmt.Errorf("writing %s: %w", out, err)
 	}

@@ -69,6 +69,17 @@ type Guard struct {
 	cfg    config.Guard
 	rules  []rule
 	grants []rule
+	// layers are the rules of the untrusted config layers: each judged
+	// on its own, the strictest of all decisions wins.
+	layers []layer
+}
+
+// layer is an untrusted config layer's say: its first matching rule,
+// else its default (none: no say).
+type layer struct {
+	rules      []rule
+	def        dispatch.Verdict
+	defaultTxt string
 }
 
 type rule struct {
@@ -87,6 +98,20 @@ func New(cfg config.Guard) (*Guard, error) {
 			return nil, err
 		}
 		g.rules = append(g.rules, c)
+	}
+	for _, l := range cfg.Layers {
+		ly := layer{def: dispatch.Verdict(l.DefaultPolicy)}
+		if l.DefaultPolicy != "" {
+			ly.defaultTxt = fmt.Sprintf("%s: guard.defaultPolicy: %s", l.DefaultFrom, l.DefaultPolicy)
+		}
+		for i, r := range l.Rules {
+			c, err := compile(r.Tool, r.ArgPattern, dispatch.Verdict(r.Action), fmt.Sprintf("%s: guard.rules[%d]", l.Name, i), true)
+			if err != nil {
+				return nil, err
+			}
+			ly.rules = append(ly.rules, c)
+		}
+		g.layers = append(g.layers, ly)
 	}
 	for i, r := range cfg.Grants {
 		c, err := compile(r.Tool, r.ArgPattern, dispatch.Allow, fmt.Sprintf("guard.grants[%d]", i), false)
@@ -162,6 +187,16 @@ func (g *Guard) strict(name string) bool {
 			return true
 		}
 	}
+	for _, l := range g.layers {
+		if l.def != "" && l.def != dispatch.Allow {
+			return true
+		}
+		for _, r := range l.rules {
+			if r.action != dispatch.Allow && r.matchesTool(name) {
+				return true
+			}
+		}
+	}
 	return false
 }
 
@@ -196,19 +231,35 @@ func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 	if a := in.shell; a != nil {
 		g.shellPolicy(j, name, a)
 	}
-	g.grant(j, name, in.main)
+	g.grant(j, name, in, c)
 	return j
 }
 
-// unit decides one text by the first rule that matches, else the default.
+// unit decides one text by the first rule that matches, else the
+// default; then each untrusted layer's first matching rule may make it
+// stricter, never looser.
 func (g *Guard) unit(name string, text unitText) Unit {
+	u := Unit{Text: text.show, Decision: dispatch.Verdict(g.cfg.DefaultPolicy), Source: SourceDefault,
+		Rule: "guard.defaultPolicy: " + g.cfg.DefaultPolicy}
 	for _, r := range g.rules {
 		if r.matches(name, text.texts()...) {
-			return Unit{Text: text.show, Decision: r.action, Rule: r.text, Source: SourceRule}
+			u = Unit{Text: text.show, Decision: r.action, Rule: r.text, Source: SourceRule}
+			break
 		}
 	}
-	return Unit{Text: text.show, Decision: dispatch.Verdict(g.cfg.DefaultPolicy), Source: SourceDefault,
-		Rule: "guard.defaultPolicy: " + g.cfg.DefaultPolicy}
+	for _, l := range g.layers {
+		say := Unit{Text: text.show, Decision: l.def, Rule: l.defaultTxt, Source: SourceDefault}
+		for _, r := range l.rules {
+			if r.matches(name, text.texts()...) {
+				say = Unit{Text: text.show, Decision: r.action, Rule: r.text, Source: SourceRule}
+				break
+			}
+		}
+		if say.Decision != "" && rank(say.Decision) > rank(u.Decision) {
+			u = say
+		}
+	}
+	return u
 }
 
 // combine makes the strictest unit the call's decision.
@@ -267,18 +318,53 @@ func (g *Guard) shellPolicy(j *Judgement, name string, a *shell.Analysis) {
 }
 
 // grant lets a call that needs approval run when guard.grants approves
-// it in advance. A deny stays a deny.
-func (g *Guard) grant(j *Judgement, name, main string) {
-	if j.Verdict != dispatch.RequireApproval {
+// it in advance. A deny stays a deny, and a grant matches one part of a
+// call — one simple command of a shell command, one path of a file tool
+// — never a chain: every part that needs approval must be granted on its
+// own, and what cannot be judged before it runs cannot be granted.
+func (g *Guard) grant(j *Judgement, name string, in inputs, c *dispatch.Call) {
+	if j.Verdict != dispatch.RequireApproval || len(g.grants) == 0 {
 		return
 	}
-	for _, r := range g.grants {
-		if r.matches(name, main) {
-			j.Decision = dispatch.Decision{Verdict: dispatch.Allow, Source: SourceGrant, Rule: r.text,
-				Reason: "approved in advance (" + j.Reason + ")"}
+	used := ""
+	granted := func(texts ...string) bool {
+		for _, r := range g.grants {
+			if r.matches(name, texts...) {
+				if used == "" {
+					used = r.text
+				}
+				return true
+			}
+		}
+		return false
+	}
+	for i, u := range j.Units {
+		if u.Decision == dispatch.RequireApproval && !granted(in.texts[i].texts()...) {
 			return
 		}
 	}
+	for _, p := range in.paths {
+		pj := &Judgement{}
+		g.pathPolicy(pj, name, p, c)
+		if pj.Verdict == dispatch.RequireApproval && !granted(p.Path, c.Env.Abs(p.Path)) {
+			return
+		}
+	}
+	if a := in.shell; a != nil {
+		if a.ParseError != "" || (len(a.Unjudgeable) > 0 && g.strict(name)) {
+			return
+		}
+		for _, d := range a.Dangerous {
+			if !granted(d.Command, d.Source) {
+				return
+			}
+		}
+	}
+	if used == "" {
+		return
+	}
+	j.Decision = dispatch.Decision{Verdict: dispatch.Allow, Source: SourceGrant, Rule: used,
+		Reason: "approved in advance (" + j.Reason + ")"}
 }
 
 // inputs are what a call is judged on.
@@ -316,7 +402,7 @@ func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
 		a := shell.Analyze(cmd, opts)
 		in := inputs{main: cmd, shell: a}
 		for _, sc := range a.Commands {
-			in.texts = append(in.texts, unitText{show: sc.Text, match: []string{strings.Join(sc.Words, " ")}})
+			in.texts = append(in.texts, unitText{show: sc.Text, match: []string{strings.Join(sc.Words, " "), sc.Source}})
 		}
 		if len(in.texts) == 0 {
 			in.texts = []unitText{{show: cmd}}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcode-dev/mcode/pkg/config"
@@ -193,5 +194,61 @@ func TestProtectedBranchesComeFromTheGuardConfig(t *testing.T) {
 	cfg.ProtectedBranches = []string{"main"}
 	if j := mustGuard(t, cfg).Judge(call(t.TempDir(), "bash", push)); j.Verdict != dispatch.RequireApproval || j.Rule != "built-in: force_push" {
 		t.Errorf("protected main: %s (%s)", j.Verdict, j.Rule)
+	}
+}
+
+// A grant matches one simple command (or one path), never a chain: what
+// sits between two granted commands needs its own grant.
+func TestGrantsMatchOnePartNeverAChain(t *testing.T) {
+	cfg := config.Defaults().Guard
+	cfg.DefaultPolicy = "require_approval"
+	cfg.Grants = []config.GuardGrant{{Tool: "bash", ArgPattern: `^make`}, {Tool: "rm", ArgPattern: `^build$`}}
+	g := mustGuard(t, cfg)
+	root := t.TempDir()
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want dispatch.Verdict
+	}{
+		{"bash", map[string]any{"command": "make test"}, dispatch.Allow},
+		{"bash", map[string]any{"command": "make && make test"}, dispatch.Allow},
+		// Each of these matched ^make as a whole command line before.
+		{"bash", map[string]any{"command": "make; curl -s x.example | tee out; make test"}, dispatch.RequireApproval},
+		{"bash", map[string]any{"command": "make\ntouch S\nmake test"}, dispatch.RequireApproval},
+		{"bash", map[string]any{"command": "make $(touch S) test"}, dispatch.RequireApproval},
+		{"rm", map[string]any{"paths": []string{"build"}}, dispatch.Allow},
+		{"rm", map[string]any{"paths": []string{"build", "/etc/x"}}, dispatch.RequireApproval},
+	} {
+		j := g.Judge(call(root, tc.tool, tc.args))
+		if j.Verdict != tc.want {
+			t.Errorf("%s %v: %s (%s: %s), want %s", tc.tool, tc.args, j.Verdict, j.Source, j.Reason, tc.want)
+		}
+	}
+}
+
+// The rules of an untrusted layer tighten and never loosen: an allow
+// there does not undo the person's deny; a deny there holds.
+func TestUntrustedLayersOnlyTighten(t *testing.T) {
+	cfg := config.Defaults().Guard
+	cfg.Rules = []config.GuardRule{{Tool: "bash", ArgPattern: `^curl`, Action: "deny"}, {Tool: "bash", ArgPattern: `^git`, Action: "allow"}}
+	cfg.Layers = []config.GuardLayer{{Name: "workspace file /w/.mcode.yaml", Rules: []config.GuardRule{
+		{Tool: "bash", ArgPattern: `^curl`, Action: "allow"},
+		{Tool: "bash", ArgPattern: `^git push`, Action: "deny"},
+	}}}
+	g := mustGuard(t, cfg)
+	root := t.TempDir()
+	for cmd, want := range map[string]dispatch.Verdict{
+		"curl -s x.example": dispatch.Deny,
+		"git status":        dispatch.Allow,
+		"git push":          dispatch.Deny,
+		"ls":                dispatch.Allow,
+	} {
+		j := g.Judge(call(root, "bash", map[string]any{"command": cmd}))
+		if j.Verdict != want {
+			t.Errorf("%s: %s (%s), want %s", cmd, j.Verdict, j.Rule, want)
+		}
+		if cmd == "git push" && !strings.Contains(j.Rule, "workspace file /w/.mcode.yaml") {
+			t.Errorf("the decision does not name the layer: %q", j.Rule)
+		}
 	}
 }

@@ -70,11 +70,18 @@ func Render(d Data) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	var edit, patch bool
+	for _, t := range d.Tools {
+		edit = edit || t.Name == "edit"
+		patch = patch || t.Name == "apply_patch"
+	}
 	return tpl.Execute(struct {
 		Data
 		Name, Description string
 		ExitCodes         []exitCode
-	}{d, Name, description, exitCodes})
+		// EditAndPatch: both ways of changing files are there to choose.
+		EditAndPatch bool
+	}{d, Name, description, exitCodes, edit && patch})
 }
 
 // Summary is the first sentence of a tool's description, on one line.

@@ -1,9 +1,13 @@
 package mcpserve
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -82,4 +86,67 @@ func approvalNote(env *tool.Envelope) string {
 		return ""
 	}
 	return fmt.Sprintf("approval id: %s. Ask a person to run `mcode approve %s`; then call %s again with the same arguments: this server passes the approval on, and the call runs once.", id, id, env.Tool)
+}
+
+// An MCP client that can elicit (ask its user) is asked about a held
+// call instead: the server answers the call with an input request (MCP's
+// multi round-trip; for clients of older protocols the SDK asks them
+// directly and calls again), and the client sends the call again with its
+// user's answer. The answer counts only for the call it was asked for,
+// once: the request state the server hands out names the call, and the
+// server keeps it until it comes back.
+
+// askID names the one input request of a held call.
+const askID = "mcode_approval"
+
+type asks struct {
+	mu     sync.Mutex
+	states map[string]string // request state -> call key
+}
+
+// issue hands out the request state of one question about the call key.
+func (a *asks) issue(key string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	state := hex.EncodeToString(b[:])
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.states == nil {
+		a.states = map[string]string{}
+	}
+	if len(a.states) >= maxRemembered {
+		clear(a.states)
+	}
+	a.states[state] = key
+	return state
+}
+
+// answer is the user's answer to the server's question about this very
+// call, if the call brings one back: an answer the server did not ask
+// for, or asked for another call, is no answer.
+func (a *asks) answer(key, state string, responses mcp.InputResponseMap) (yes, ok bool) {
+	if state == "" || responses == nil {
+		return false, false
+	}
+	a.mu.Lock()
+	asked, issued := a.states[state]
+	delete(a.states, state)
+	a.mu.Unlock()
+	if !issued || asked != key {
+		return false, false
+	}
+	r, isElicit := responses[askID].(*mcp.ElicitResult)
+	if !isElicit {
+		return false, true
+	}
+	return r.Action == "accept", true
+}
+
+// askingFor is the question to put to the client's user about a held
+// call, as an input request.
+func askingFor(question string) mcp.InputRequestMap {
+	return mcp.InputRequestMap{askID: &mcp.ElicitParams{
+		Message:         "mcode guard: " + question,
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	}}
 }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,6 +30,26 @@ const sessionIdle = time.Hour
 // shutdownGrace is how long a stopping HTTP server waits for its
 // connections before closing them.
 const shutdownGrace = 5 * time.Second
+
+// Bounds of the HTTP server's connections, so that no local process can
+// take its descriptors (each is a connection kept open for nothing).
+const (
+	// MaxHTTPConns is how many connections are served at once; one more is
+	// closed as soon as it is accepted.
+	MaxHTTPConns = 128
+	// HTTPIdleTimeout closes a keep-alive connection no request uses.
+	HTTPIdleTimeout = 60 * time.Second
+	// HTTPReadTimeout bounds reading one request's headers, and its body.
+	HTTPReadTimeout = 10 * time.Second
+)
+
+// httpLimits are the bounds a server runs with (tests shorten them).
+type httpLimits struct {
+	conns      int
+	idle, read time.Duration
+}
+
+var defaultHTTPLimits = httpLimits{conns: MaxHTTPConns, idle: HTTPIdleTimeout, read: HTTPReadTimeout}
 
 // CheckLoopback accepts a listen address on loopback only (127.0.0.0/8 or
 // ::1, "localhost" meaning 127.0.0.1), and returns it as net.Listen takes
@@ -61,13 +82,19 @@ func CheckLoopback(addr string) (string, error) {
 // needs Authorization: Bearer token, and a Host and an Origin (when sent)
 // that name this machine.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, token string) error {
+	return s.serveHTTP(ctx, ln, token, defaultHTTPLimits)
+}
+
+func (s *Server) serveHTTP(ctx context.Context, ln net.Listener, token string, lim httpLimits) error {
 	defer tuneGC()()
 	defer s.Shutdown()
 	srv := &http.Server{
-		Handler:           s.Handler(token),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           s.httpHandler(token, lim.read),
+		ReadHeaderTimeout: lim.read,
+		IdleTimeout:       lim.idle,
 		BaseContext:       func(net.Listener) context.Context { return s.ctx },
 	}
+	ln = &capListener{Listener: ln, slots: make(chan struct{}, lim.conns)}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -89,24 +116,32 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, token string) e
 
 // Handler is the HTTP face of the server: the checks, then the SDK's
 // streamable handler.
-func (s *Server) Handler(token string) http.Handler {
+func (s *Server) Handler(token string) http.Handler { return s.httpHandler(token, HTTPReadTimeout) }
+
+func (s *Server) httpHandler(token string, readTimeout time.Duration) http.Handler {
 	stream := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{SessionTimeout: sessionIdle})
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A refused request's connection is closed with the answer: a
+		// client without the token keeps nothing open.
+		refuse := func(code int, msg string) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, msg, code)
+		}
 		if !localName(r.Host) {
-			http.Error(w, fmt.Sprintf("forbidden: Host %q is not localhost, 127.0.0.1 or [::1]", r.Host), http.StatusForbidden)
+			refuse(http.StatusForbidden, fmt.Sprintf("forbidden: Host %q is not localhost, 127.0.0.1 or [::1]", r.Host))
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !localOrigin(o) {
-			http.Error(w, fmt.Sprintf("forbidden: Origin %q is not localhost, 127.0.0.1 or [::1]", o), http.StatusForbidden)
+			refuse(http.StatusForbidden, fmt.Sprintf("forbidden: Origin %q is not localhost, 127.0.0.1 or [::1]", o))
 			return
 		}
 		got, ok := bearer(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(got))
 		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcode", error="invalid_token"`)
-			http.Error(w, "unauthorized: send Authorization: Bearer TOKEN (the token is in the token_file mcode mcp serve printed, or MCODE_SERVE_TOKEN)", http.StatusUnauthorized)
+			refuse(http.StatusUnauthorized, "unauthorized: send Authorization: Bearer TOKEN (the token is in the token_file mcode mcp serve printed, or MCODE_SERVE_TOKEN)")
 			return
 		}
 		if r.URL.Path != Path {
@@ -114,9 +149,14 @@ func (s *Server) Handler(token string) http.Handler {
 			return
 		}
 		if r.Method == http.MethodPost {
+			// The body within the read timeout; then none, since the answer
+			// (a stream) may take as long as the call.
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Now().Add(readTimeout))
 			slots, err := s.stampBody(r)
+			_ = rc.SetReadDeadline(time.Time{})
 			if err != nil {
-				http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+				refuse(http.StatusRequestEntityTooLarge, err.Error())
 				return
 			}
 			defer func() {
@@ -210,4 +250,40 @@ func localOrigin(origin string) bool {
 		return false
 	}
 	return localName(u.Host)
+}
+
+// capListener serves at most cap(slots) connections at once: one more is
+// closed as soon as it is accepted, so the server never runs out of
+// descriptors.
+type capListener struct {
+	net.Listener
+	slots chan struct{}
+}
+
+func (l *capListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.slots <- struct{}{}:
+			return &slotConn{Conn: c, free: l.slots}, nil
+		default:
+			_ = c.Close()
+		}
+	}
+}
+
+// slotConn frees its slot when it closes.
+type slotConn struct {
+	net.Conn
+	free chan struct{}
+	once sync.Once
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { <-c.free })
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,6 +43,7 @@ type Server struct {
 	sched     *scheduler
 	modes     map[string]bool // tool name -> sequential
 	approvals approvals
+	asks      asks
 	// jobs hands a call to an idle worker (see run).
 	jobs chan func()
 	// ctx ends every call in flight when the server shuts down; wg waits
@@ -55,15 +57,19 @@ type Server struct {
 // server, with the same name, description and input schema as
 // `mcode tools list --format mcp`.
 func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
-	tools, err := caller.List(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// A server or a tool that fails to list is logged, as tools list
+	// notes it; the rest is served.
+	tools, listErr := caller.List(ctx)
 	s := &Server{caller: caller, sched: newScheduler(), modes: map[string]bool{}, jobs: make(chan func())}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if listErr != nil {
+		for _, p := range strings.Split(listErr.Error(), "\n") {
+			logger.Warn("not served", "problem", p)
+		}
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Logger: logger,
@@ -72,9 +78,15 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, t := range tools {
+		// A tool that cannot be served is left out and logged: it never
+		// keeps the others from being served.
 		def, err := t.Definition()
+		if err == nil {
+			err = servable(def.InputSchema)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+			logger.Warn("tool left out", "tool", t.Name, "reason", err.Error())
+			continue
 		}
 		s.modes[def.Name] = def.Mode != tool.Parallel
 		s.mcp.AddTool(&mcp.Tool{
@@ -85,6 +97,21 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 		}, s.handler(def.Name))
 	}
 	return s, nil
+}
+
+// servable checks what the SDK's AddTool requires of an input schema (a
+// JSON object of "type": "object"), which it would panic over.
+func servable(schema json.RawMessage) error {
+	var obj struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(schema, &obj); err != nil {
+		return fmt.Errorf("its input schema is not a JSON object: %w", err)
+	}
+	if obj.Type != "object" {
+		return fmt.Errorf(`its input schema has "type": %v, not "object"`, obj.Type)
+	}
+	return nil
 }
 
 // annotations are the go-sdk's form of a tool's MCP hints
@@ -122,8 +149,23 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if approval == "" {
 			approval = s.approvals.lookup(key)
 		}
+		// A client that can ask its user is asked about a held call (see
+		// asks); its user's answer, when the call comes back with it,
+		// decides.
+		var question string
+		if yes, answered := s.asks.answer(key, req.Params.RequestState, req.Params.InputResponses); answered {
+			ctx = dispatch.WithAsker(ctx, func(context.Context, string) (bool, error) { return yes, nil })
+		} else if canElicit(req.Session) {
+			ctx = dispatch.WithAsker(ctx, func(_ context.Context, q string) (bool, error) {
+				question = q
+				return false, dispatch.ErrAskLater
+			})
+		}
 		var env *tool.Envelope
 		s.run(func() { env = s.caller.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: approval}) })
+		if question != "" && approvalID(env) != "" {
+			return &mcp.CallToolResult{InputRequests: askingFor(question), RequestState: s.asks.issue(key)}, nil
+		}
 		s.approvals.settle(key, env)
 		return Result(env), nil
 	}
@@ -203,4 +245,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 		<-ended
 		return nil
 	}
+}
+
+// canElicit says whether the client declared that it can ask its user
+// (MCP elicitation).
+func canElicit(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
 }

@@ -681,3 +681,111 @@ func TestBadLineKeepsSession(t *testing.T) {
 		t.Errorf("answers = %v", got)
 	}
 }
+
+// The HTTP server keeps no connection open for nothing: a refused
+// request's connection closes with the answer, an idle keep-alive one
+// after the idle timeout, a silent one after the read timeout, and past
+// the cap a new one is closed as soon as it is accepted.
+func TestHTTPConnectionBounds(t *testing.T) {
+	serve := func(lim httpLimits) string {
+		s := newServer(t, newTestCaller(t))
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		served := make(chan error, 1)
+		go func() { served <- s.serveHTTP(ctx, ln, "secret", lim) }()
+		t.Cleanup(func() { cancel(); <-served })
+		return ln.Addr().String()
+	}
+	dial := func(addr string) net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	// closedWithin reads what the server sends until it closes the
+	// connection, and fails if that takes longer than d.
+	closedWithin := func(c net.Conn, d time.Duration, what string) string {
+		t.Helper()
+		_ = c.SetReadDeadline(time.Now().Add(d))
+		data, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatalf("%s: the server kept the connection open for %s (%v); read %q", what, d, err, data)
+		}
+		return string(data)
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	request := func(auth string) string {
+		return "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\nContent-Type: application/json\r\n" +
+			"Accept: application/json, text/event-stream\r\n" + auth + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(init)) + init
+	}
+
+	// Idle and read timeouts far off: only the refusal closes it.
+	addr := serve(httpLimits{conns: 8, idle: time.Minute, read: time.Minute})
+	unauth := dial(addr)
+	_, _ = io.WriteString(unauth, request(""))
+	if got := closedWithin(unauth, 5*time.Second, "a request without the token"); !strings.HasPrefix(got, "HTTP/1.1 401") {
+		t.Fatalf("answer without the token: %q", got)
+	}
+	addr = serve(httpLimits{conns: 8, idle: 300 * time.Millisecond, read: 300 * time.Millisecond})
+	idle := dial(addr)
+	_, _ = io.WriteString(idle, request("Authorization: Bearer secret\r\n"))
+	if got := closedWithin(idle, 3*time.Second, "an idle keep-alive connection"); !strings.HasPrefix(got, "HTTP/1.1 200") {
+		t.Fatalf("answer with the token: %q", got)
+	}
+	silent := dial(addr)
+	closedWithin(silent, 3*time.Second, "a connection that sends nothing")
+
+	// Five connections to four slots: whichever is accepted last is
+	// closed at once, the other four stay open.
+	addr = serve(httpLimits{conns: 4, idle: time.Minute, read: time.Minute})
+	var conns []net.Conn
+	for range 5 {
+		conns = append(conns, dial(addr))
+	}
+	closed := make(chan int, len(conns))
+	for i, c := range conns {
+		go func() {
+			_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
+			if _, err := io.ReadAll(c); err == nil {
+				closed <- i
+				return
+			}
+			closed <- -1
+		}()
+	}
+	var shut []int
+	for range conns {
+		if i := <-closed; i >= 0 {
+			shut = append(shut, i)
+		}
+	}
+	if len(shut) != 1 {
+		t.Fatalf("%d of 5 connections to 4 slots were closed (%v), want exactly 1", len(shut), shut)
+	}
+	for i, c := range conns {
+		if i != shut[0] {
+			c.Close()
+			break // one slot frees
+		}
+	}
+	var again net.Conn
+	deadline := time.Now().Add(5 * time.Second)
+	for again == nil {
+		// The freed slot may take a moment to be seen free.
+		c := dial(addr)
+		_, _ = io.WriteString(c, request(""))
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		buf := make([]byte, 12)
+		if n, _ := io.ReadFull(c, buf); n == 12 && string(buf) == "HTTP/1.1 401" {
+			again = c
+		} else if time.Now().After(deadline) {
+			t.Fatal("no connection is served once a slot is free")
+		}
+	}
+	closedWithin(again, 3*time.Second, "a refused connection once a slot is free")
+}

@@ -26,6 +26,8 @@ import (
 	"io"
 	"path"
 	"strings"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
 // Formats.
@@ -259,7 +261,12 @@ func (p *pkg) open(name string) (io.ReadCloser, error) {
 		return nil, &PartError{Part: name, Err: errors.New("missing from the archive")}
 	}
 	if f.UncompressedSize64 > uint64(p.budget) {
-		return nil, &TooLargeError{What: fmt.Sprintf("part %s (%d MiB inflated)", name, f.UncompressedSize64>>20), Limit: MaxInflatedBytes}
+		// The limit is shared by every part: say how much went before.
+		what := fmt.Sprintf("part %s (%s inflated)", name, fsutil.HumanBytes(int64(min(f.UncompressedSize64, 1<<62))))
+		if used := MaxInflatedBytes - p.budget; used > 0 {
+			what += fmt.Sprintf(" on top of the %s the parts before it inflated to", fsutil.HumanBytes(used))
+		}
+		return nil, &TooLargeError{What: what, Limit: MaxInflatedBytes}
 	}
 	rc, err := f.Open()
 	if err != nil {

@@ -412,3 +412,35 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// A part refused because the parts before it used up the shared limit
+// says the sizes that add up past it, never "0 MiB".
+func TestTooLargePartSaysTheRealSizes(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("xl/worksheets/sheet2.xml")
+	w.Write(bytes.Repeat([]byte("<row/>"), 100<<10)) // 600 KiB
+	zw.Close()
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pkg{ctx: context.Background(), zr: zr, files: map[string]*zip.File{}, budget: 300 << 10}
+	for _, f := range zr.File {
+		p.files[f.Name] = f
+	}
+	_, err = p.open("xl/worksheets/sheet2.xml")
+	var te *TooLargeError
+	if !errors.As(err, &te) {
+		t.Fatalf("open: %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"600.0 KiB inflated", "255.7 MiB the parts before it inflated", "256 MiB"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "(0 MiB") {
+		t.Errorf("message %q says 0 MiB", msg)
+	}
+}

@@ -72,9 +72,18 @@ func corrupt(format string, args ...any) error {
 type Doc struct {
 	rd    *pdf.Reader
 	pages []leaf
+	// fonts are the decoders of the fonts met so far, by the resources
+	// object that names them and the name: pages share their fonts, and
+	// looking one up again re-reads and re-parses its objects.
+	fonts map[fontRef]*fontDecoder
 	// Encrypted: the file was encrypted with an empty user password and
 	// has been decrypted.
 	Encrypted bool
+}
+
+type fontRef struct {
+	resources objKey
+	name      string
 }
 
 type leaf struct {

@@ -32,12 +32,16 @@ func (d *Doc) PageText(n int) (text string, err error) {
 	if contents.Kind() == pdf.Null {
 		return "", nil
 	}
-	e := &extractor{fonts: map[string]*fontDecoder{}, forms: map[objKey]bool{}}
+	if d.fonts == nil {
+		d.fonts = map[fontRef]*fontDecoder{}
+	}
+	e := &extractor{doc: d, fonts: map[string]*fontDecoder{}, forms: map[objKey]bool{}}
 	e.run(contents, pg.resources, 0)
 	return e.b.String(), nil
 }
 
 type extractor struct {
+	doc        *Doc
 	b          strings.Builder
 	fonts      map[string]*fontDecoder // by font dict object, as "id gen" or the resource name
 	enc        *fontDecoder
@@ -84,6 +88,23 @@ func (e *extractor) show(s string) {
 }
 
 func (e *extractor) font(resources pdf.Value, name string) *fontDecoder {
+	ref, shared := fontRef{name: name}, false
+	if k, ok := keyOf(resources); ok {
+		ref.resources, shared = k, true
+		if dec, ok := e.doc.fonts[ref]; ok {
+			return dec
+		}
+	}
+	dec := e.lookupFont(resources, name)
+	if shared {
+		e.doc.fonts[ref] = dec
+	}
+	return dec
+}
+
+// lookupFont finds a font by its resource name and makes its decoder,
+// once per font object in a page.
+func (e *extractor) lookupFont(resources pdf.Value, name string) *fontDecoder {
 	f := resources.Key("Font").Key(name)
 	cacheKey := "name:" + name
 	if k, ok := keyOf(f); ok {

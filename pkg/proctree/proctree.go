@@ -87,6 +87,21 @@ func Descendants(pid int) []Proc {
 	return live
 }
 
+// Marked lists the living processes that carry marker (KEY=VALUE) in
+// their environment and started no earlier than since (the start time of
+// the call's first process): what is left of a call whose processes left
+// its tree and group (setsid, a double fork). Older processes are
+// skipped without reading their environment.
+func Marked(marker string, since uint64) []Proc {
+	var out []Proc
+	for _, pid := range AllPIDs() {
+		if p, ok := Read(pid); ok && !p.Dead() && p.Start >= since && HasEnv(pid, marker) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // StartGroup starts cmd as the leader of a process group of its own that
 // dies with this process (Pdeathsig on Linux), for a helper process (an
 // MCP server, a hook, a command tool) that must end with its call.

@@ -128,7 +128,7 @@ func WriteTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: WriteName, Mode: tool.Sequential, Timeout: Timeout,
 		// Writing the same list again changes nothing; it touches no
-		// workspace file, so every role keeps it.
+		// workspace file, yet verifier and explore lose it (seed 000).
 		Facts:       tool.Facts{Idempotent: true, SessionState: true},
 		Description: writeDescription, Schema: writeSchema, Data: limits(),
 	}, Write)

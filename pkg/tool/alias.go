@@ -80,12 +80,18 @@ func (t *Tool) unknownField(field string, known []string) *Error {
 	for name := range t.spec.Aliases {
 		known = append(known, name)
 	}
+	return unknownFieldUsage(t.Name, field, known)
+}
+
+// unknownFieldUsage is the usage error of an argument the schema does
+// not allow, naming the closest one it does.
+func unknownFieldUsage(toolName, field string, known []string) *Error {
 	slices.Sort(known)
-	hint := fmt.Sprintf("`mcode tools list %s` shows its parameters", t.Name)
+	hint := fmt.Sprintf("`mcode tools list %s` shows its parameters", toolName)
 	if near := nearest.Names(field, known, 1); len(near) > 0 && nearest.Distance(strings.ToLower(field), strings.ToLower(near[0])) <= max(2, len(field)/2) {
 		hint = fmt.Sprintf("did you mean %q? ", near[0]) + hint
 	}
 	return &Error{Code: CodeUsage,
-		Message: fmt.Sprintf("invalid arguments for %s: unknown field %q", t.Name, field),
+		Message: fmt.Sprintf("invalid arguments for %s: unknown field %q", toolName, field),
 		Hint:    hint}
 }

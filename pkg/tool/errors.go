@@ -20,6 +20,7 @@ const (
 	CodeTooLarge          Code = "too_large"
 	CodeNoMatch           Code = "no_match"
 	CodeNotUnique         Code = "not_unique"
+	CodeExists            Code = "exists" // the path to create is taken by another file
 	CodeOverlappingEdits  Code = "overlapping_edits"
 	CodeCountMismatch     Code = "count_mismatch"
 	CodeStale             Code = "stale"

@@ -103,6 +103,12 @@ func (r *Registry) All(ctx context.Context, env *Env) ([]*Tool, error) {
 			errs = append(errs, err)
 		}
 		for _, t := range tools {
+			// A tool from outside whose definition cannot be used is left
+			// out, and said so: it never hides the others.
+			if _, err := t.Definition(); err != nil {
+				errs = append(errs, fmt.Errorf("tool %s left out: %v", t.Name, err))
+				continue
+			}
 			key := NormalizeName(t.Name)
 			if seen[key] {
 				errs = append(errs, fmt.Errorf("duplicate tool name %q: the later one is left out", t.Name))
@@ -140,8 +146,8 @@ const (
 )
 
 // Roles lists the valid roles, each narrower than the one before: worker
-// loses delegation, verifier also every tool that changes files, explore
-// also the task controls.
+// loses delegation, verifier also every tool that changes files and the
+// todo list's writer, explore also the task controls.
 var Roles = config.Roles
 
 // NarrowestRole is the narrowest of roles ("" is none): --role narrows
@@ -203,6 +209,9 @@ func (p Profile) Permits(t *Tool) *Error {
 	case p.Role == RoleWorker:
 	case f.ChangesFiles():
 		return deny("role %s cannot change files", p.Role)
+	case f.SessionState && !f.ReadOnly:
+		// Seed 000's canonical tool policy takes todowrite from both.
+		return deny("role %s keeps no todo list of its own (it may read the session's)", p.Role)
 	case p.Role == RoleExplore && f.Tasks:
 		return deny("role explore cannot control tasks")
 	}
@@ -227,6 +236,21 @@ var subtaskDenied = []string{"todo_write", "todo_read"}
 func containsName(list []string, normalized string) bool {
 	for _, s := range list {
 		if NormalizeName(s) == normalized {
+			return true
+		}
+	}
+	return false
+}
+
+// personOnly are mcode's commands that only a person runs: no caller
+// reaches them as a tool (call, batch, mcp serve, mcp_invoke).
+var personOnly = []string{"approve", "deny"}
+
+// PersonOnly says whether name is one of them, however it is written.
+func PersonOnly(name string) bool {
+	n := NormalizeName(strings.TrimPrefix(strings.TrimSpace(name), "mcode "))
+	for _, p := range personOnly {
+		if n == p || n == "mcode_"+p || n == "mcode__"+p {
 			return true
 		}
 	}

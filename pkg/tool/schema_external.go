@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -12,7 +13,7 @@ type Schema struct{ v *validator }
 
 // CompileSchema compiles raw, naming the tool in errors.
 func CompileSchema(toolName string, raw json.RawMessage) (*Schema, error) {
-	v, err := compileSchema(toolName, raw)
+	v, err := compileSchema(toolName, raw, true)
 	if err != nil {
 		return nil, err
 	}
@@ -21,11 +22,21 @@ func CompileSchema(toolName string, raw json.RawMessage) (*Schema, error) {
 
 // ValidateArgs checks a call's arguments object: a violation is a usage
 // error that names the field.
-func (s *Schema) ValidateArgs(args json.RawMessage) error { return s.v.validate(args) }
+func (s *Schema) ValidateArgs(args json.RawMessage) error {
+	err := s.v.validate(args)
+	var u *unknownFieldError
+	if errors.As(err, &u) {
+		return unknownFieldUsage(s.v.tool, u.field, u.known)
+	}
+	return err
+}
 
 // ValidateValue checks any JSON value (a tool's structured result); the
 // message names the field.
 func (s *Schema) ValidateValue(v any) error {
+	if err := s.v.bounded(v); err != nil {
+		return err
+	}
 	if err := s.v.resolved.Validate(v); err != nil {
 		return fmt.Errorf("%s", readableValidation(err.Error()))
 	}

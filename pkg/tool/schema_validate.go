@@ -22,9 +22,26 @@ type validator struct {
 	// props are the schema's top-level properties, when it allows no
 	// others (additionalProperties: false); nil otherwise.
 	props map[string]bool
+	// graph bounds the work of a validation against a schema from
+	// outside mcode (schema_bounds.go); nil for mcode's own.
+	graph *schemaGraph
 }
 
-func compileSchema(name string, raw json.RawMessage) (*validator, error) {
+// compileSchema compiles a tool's schema. A hostile one (from outside
+// mcode) is mapped first, and refused when it could not be validated in
+// bounded time and stack.
+func compileSchema(name string, raw json.RawMessage, hostile bool) (*validator, error) {
+	var graph *schemaGraph
+	if hostile {
+		var doc any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return nil, fmt.Errorf("schema of %s is not JSON: %w", name, err)
+		}
+		var err error
+		if graph, err = mapSchema(doc); err != nil {
+			return nil, fmt.Errorf("schema of %s cannot be used: %w", name, err)
+		}
+	}
 	s, err := decodeSchema(raw)
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s is not JSON Schema: %w", name, err)
@@ -33,7 +50,7 @@ func compileSchema(name string, raw json.RawMessage) (*validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", name, err)
 	}
-	v := &validator{tool: name, resolved: r}
+	v := &validator{tool: name, resolved: r, graph: graph}
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
 		v.props = map[string]bool{}
 		for p := range s.Properties {
@@ -104,12 +121,29 @@ func (v *validator) validate(args json.RawMessage) error {
 	if u := v.unknownField(inst.(map[string]any)); u != nil {
 		return u
 	}
+	if err := v.bounded(inst); err != nil {
+		return err
+	}
 	if err := v.resolved.Validate(inst); err != nil {
 		return &Error{
 			Code:    CodeUsage,
 			Message: fmt.Sprintf("invalid arguments for %s: %s", v.tool, readableValidation(err.Error())),
 			Hint:    fmt.Sprintf("`mcode tools list %s` shows its parameters", v.tool),
 		}
+	}
+	return nil
+}
+
+// bounded refuses a value whose validation against a hostile schema
+// would pass the bounds of schema_bounds.go.
+func (v *validator) bounded(inst any) error {
+	if v.graph == nil {
+		return nil
+	}
+	if err := v.graph.checkCost(inst); err != nil {
+		return &Error{Code: CodeToolError,
+			Message: fmt.Sprintf("the arguments for %s cannot be checked against its schema: %v", v.tool, err),
+			Hint:    "the tool's schema is too intricate to check safely; pass smaller or flatter arguments, or have the tool's author simplify its schema"}
 	}
 	return nil
 }

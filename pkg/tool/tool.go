@@ -156,6 +156,10 @@ type Tool struct {
 	Source  Source
 	Timeout time.Duration
 	Facts   Facts
+	// Untrusted is set for a tool whose definition comes from a config
+	// layer the caller can write: the guard holds its calls until a person
+	// trusted the definition.
+	Untrusted *Untrusted
 
 	spec Spec
 	// external is set for a tool built by NewExternal: its description
@@ -213,6 +217,7 @@ type External struct {
 	Source       Source
 	Facts        Facts
 	Timeout      time.Duration
+	Untrusted    *Untrusted
 }
 
 // NewExternal builds a tool from a plain definition. run gets the
@@ -243,7 +248,8 @@ func NewExternal(def External, run ExecFunc) (*Tool, error) {
 	}
 	return &Tool{
 		Name: def.Name, Mode: def.Mode, Tier: def.Tier, Source: def.Source, Timeout: def.Timeout, Facts: def.Facts,
-		external: true, outputSchema: bytes.TrimSpace(def.OutputSchema),
+		Untrusted: def.Untrusted,
+		external:  true, outputSchema: bytes.TrimSpace(def.OutputSchema),
 		schema: json.RawMessage(schema), description: strings.TrimSpace(def.Description),
 		run: run,
 	}, nil
@@ -305,7 +311,12 @@ func integralNumbers(v any) any {
 func (t *Tool) initSchema() error {
 	t.schemaOnce.Do(func() {
 		if t.external {
-			t.validator, t.schemaErr = compileSchema(t.Name, t.schema)
+			// The schema came from outside mcode: one that cannot be used
+			// is the tool's fault, not mcode's.
+			if t.validator, t.schemaErr = compileSchema(t.Name, t.schema, true); t.schemaErr != nil {
+				t.schemaErr = &Error{Code: CodeToolError, Message: t.schemaErr.Error(),
+					Hint: "the tool's definition must be fixed where it comes from (its MCP server, or the command tool's config)"}
+			}
 			return
 		}
 		var schema string
@@ -314,7 +325,7 @@ func (t *Tool) initSchema() error {
 			return
 		}
 		t.schema = json.RawMessage(schema)
-		t.validator, t.schemaErr = compileSchema(t.Name, t.schema)
+		t.validator, t.schemaErr = compileSchema(t.Name, t.schema, false)
 	})
 	return t.schemaErr
 }
@@ -348,6 +359,9 @@ type Definition struct {
 	Tier         Tier            `json:"tier"`
 	Source       Source          `json:"source"`
 	Facts        Facts           `json:"facts"`
+	// Trust is "untrusted" for a tool whose definition waits for a
+	// person's trust (Tool.Untrusted); else empty.
+	Trust string `json:"trust,omitempty"`
 }
 
 // Definition renders the tool's description and schema.
@@ -358,10 +372,14 @@ func (t *Tool) Definition() (Definition, error) {
 	if err := t.initDescription(); err != nil {
 		return Definition{}, err
 	}
-	return Definition{
+	d := Definition{
 		Name: t.Name, Description: t.description, InputSchema: t.schema, OutputSchema: t.outputSchema,
 		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts,
-	}, nil
+	}
+	if t.Untrusted != nil {
+		d.Trust = "untrusted"
+	}
+	return d, nil
 }
 
 // Validate checks args against the tool's schema. A violation is a usage

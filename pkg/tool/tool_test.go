@@ -201,6 +201,8 @@ var roleTools = map[string]Facts{
 	"task_output": {ReadOnly: true, Tasks: true},
 	"task_stop":   {Destructive: true, Processes: true, Tasks: true},
 	"task":        {Delegates: true},
+	"todo_write":  {Idempotent: true, SessionState: true},
+	"todo_read":   {ReadOnly: true, Idempotent: true},
 }
 
 func TestProfilePermits(t *testing.T) {
@@ -227,6 +229,11 @@ func TestProfilePermits(t *testing.T) {
 		{Profile{Role: RoleExplore}, "bash", true},
 		{Profile{Role: RoleExplore}, "task_stop", false},
 		{Profile{Role: RoleVerifier}, "read", true},
+		// Seed 000: verifier and explore lose todowrite; reading stays.
+		{Profile{Role: RoleWorker}, "todo_write", true},
+		{Profile{Role: RoleVerifier}, "todo_write", false},
+		{Profile{Role: RoleExplore}, "todo_write", false},
+		{Profile{Role: RoleExplore}, "todo_read", true},
 	}
 	for _, c := range cases {
 		err := c.p.Permits(tools[c.tool])

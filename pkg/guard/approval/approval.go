@@ -2,10 +2,17 @@
 // held: one JSON file per approval under MCODE_HOME/approvals, written
 // atomically, every change made under a lock so that two processes never
 // both redeem the same approval.
+//
+// A person's answer is sealed: an HMAC under a key kept in the person's
+// own config folder (never under MCODE_HOME, which the caller chooses),
+// over the record and the folder it lives in. A record a command wrote or
+// edited, or copied into another MCODE_HOME, grants nothing.
 package approval
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -15,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -39,9 +47,20 @@ const (
 	Expired Status = "expired" // shown, never stored
 )
 
+// Kinds of approval.
+const (
+	// KindCall approves one call, once.
+	KindCall = ""
+	// KindTrust trusts a definition that a config file of the caller's
+	// asks mcode to run (an MCP server, a command hook, a command tool):
+	// every later call may run it, until the definition changes.
+	KindTrust = "trust"
+)
+
 // Record is one approval.
 type Record struct {
 	ID     string          `json:"id"`
+	Kind   string          `json:"kind,omitempty"` // KindCall or KindTrust
 	Status Status          `json:"status"`
 	Tool   string          `json:"tool"`
 	Digest string          `json:"digest"` // of tool, root and arguments: see guard.Digest
@@ -56,6 +75,9 @@ type Record struct {
 	Expires time.Time  `json:"expires"`
 	Decided *time.Time `json:"decided,omitempty"`
 	Used    *time.Time `json:"used,omitempty"`
+	// Seal is the person's answer sealed with the key (see the package
+	// comment); a decided record without a good seal counts for nothing.
+	Seal string `json:"seal,omitempty"`
 }
 
 // Store is the approvals folder.
@@ -63,6 +85,23 @@ type Store struct {
 	Dir string
 	TTL time.Duration
 	Now func() time.Time
+	// Key seals a person's answers; nil: this process may neither give
+	// nor honour one (there is no trusted folder for the key).
+	Key []byte
+	// KeyDir, when Key is nil, is where the key is read on first need (a
+	// long-lived process sees a key a person made after it started).
+	KeyDir string
+	keyMu  sync.Mutex
+}
+
+// key is the key, read from KeyDir when it was not given.
+func (s *Store) key() []byte {
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	if s.Key == nil && s.KeyDir != "" {
+		s.Key, _ = LoadKey(s.KeyDir, false)
+	}
+	return s.Key
 }
 
 // Open returns the store under an MCODE_HOME.
@@ -161,7 +200,7 @@ func (s *Store) Request(r Record) (*Record, error) {
 		now := s.Now()
 		if list, err := s.list(); err == nil {
 			for _, p := range list {
-				if p.Status == Pending && p.Digest == r.Digest && now.Before(p.Expires) {
+				if p.Status == Pending && p.Kind == r.Kind && p.Digest == r.Digest && now.Before(p.Expires) {
 					out = p
 					return nil
 				}
@@ -177,8 +216,13 @@ func (s *Store) Request(r Record) (*Record, error) {
 	return out, err
 }
 
-// Decide records a person's answer to a pending approval.
+// Decide records a person's answer to a pending approval, sealed. A
+// trust approval, once granted, does not expire: it lasts as long as the
+// definition it names.
 func (s *Store) Decide(id string, grant bool) (*Record, error) {
+	if s.key() == nil {
+		return nil, ErrNoKey
+	}
 	var out *Record
 	err := s.locked(func() error {
 		r, err := s.read(id)
@@ -190,16 +234,53 @@ func (s *Store) Decide(id string, grant bool) (*Record, error) {
 		}
 		now := s.Now().UTC()
 		r.Decided = &now
-		if grant {
+		switch {
+		case !grant:
+			r.Status = Denied
+		case r.Kind == KindTrust:
+			r.Status = Granted
+			r.Expires = time.Time{}
+		default:
 			r.Status = Granted
 			r.Expires = now.Add(s.TTL)
-		} else {
-			r.Status = Denied
 		}
+		r.Seal = s.seal(r)
 		out = r
 		return s.write(r)
 	})
 	return out, err
+}
+
+// ErrNoKey: there is no key to seal or check a person's answer with.
+var ErrNoKey = errors.New("no approval key: approvals need the person's own config folder (~/.config/mcode), where mcode keeps the key that seals them")
+
+// seal is the HMAC of what a person decided, and where it is kept.
+func (s *Store) seal(r *Record) string {
+	mac := hmac.New(sha256.New, s.key())
+	dir, _ := filepath.Abs(s.Dir)
+	decided := ""
+	if r.Decided != nil {
+		decided = r.Decided.UTC().Format(time.RFC3339Nano)
+	}
+	for _, part := range []string{"mcode approval v1", dir, r.ID, r.Kind, string(r.Status), r.Tool, r.Digest, r.Root,
+		r.Expires.UTC().Format(time.RFC3339Nano), decided} {
+		mac.Write([]byte(part))
+		mac.Write([]byte{0})
+	}
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// sealed says whether a decided record carries the person's seal.
+func (s *Store) sealed(r *Record) bool {
+	if s.key() == nil || r.Seal == "" {
+		return false
+	}
+	want := *r
+	want.Status = Granted
+	if r.Status == Denied {
+		want.Status = Denied
+	}
+	return hmac.Equal([]byte(r.Seal), []byte(s.seal(&want)))
 }
 
 // Redeem uses a granted approval for the call with this digest, once.
@@ -209,6 +290,12 @@ func (s *Store) Redeem(id, digest string) (*Record, error) {
 		r, err := s.read(id)
 		if err != nil {
 			return err
+		}
+		if r.Kind == KindTrust {
+			return &Error{Code: "invalid", ID: id, Detail: "it trusts a definition, not one call: no --approval needed once granted"}
+		}
+		if (r.Status == Granted || r.Status == Denied || r.Status == Used) && !s.sealed(r) {
+			return &Error{Code: "forged", ID: id, Detail: "its record was not written by a person's mcode approve (the seal does not match): it grants nothing"}
 		}
 		switch v := s.shown(r); v.Status {
 		case Granted:
@@ -271,4 +358,72 @@ func (s *Store) list() ([]*Record, error) {
 	}
 	slices.SortFunc(out, func(a, b *Record) int { return b.Created.Compare(a.Created) })
 	return out, nil
+}
+
+// Trusted says whether a person trusted the definition with this digest
+// (a granted, sealed trust approval).
+func (s *Store) Trusted(digest string) bool {
+	if s.key() == nil {
+		return false
+	}
+	list, err := s.list()
+	if err != nil {
+		return false
+	}
+	for _, r := range list {
+		if r.Kind == KindTrust && r.Status == Granted && r.Digest == digest && s.sealed(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// KeyFile is the key's file in the person's config folder.
+const KeyFile = "approval.key"
+
+// LoadKey reads the key that seals approvals from dir, the person's own
+// config folder; with create, a missing key is made (32 random bytes,
+// mode 0600). Without create, a missing key is nil and no error: nothing
+// was ever approved.
+func LoadKey(dir string, create bool) ([]byte, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	path := filepath.Join(dir, KeyFile)
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		key, derr := hex.DecodeString(strings.TrimSpace(string(data)))
+		if derr != nil || len(key) < 32 {
+			return nil, fmt.Errorf("the approval key %s is damaged: remove it (every approval it sealed lapses) and approve again", path)
+		}
+		return key, nil
+	case !errors.Is(err, fs.ErrNotExist) || !create:
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) { // another process made it first
+		return LoadKey(dir, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, werr := f.WriteString(hex.EncodeToString(key) + "\n")
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return nil, werr
+	}
+	return key, nil
 }

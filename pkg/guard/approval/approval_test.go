@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,15 @@ func request(t *testing.T, s *Store, digest string) *Record {
 	return r
 }
 
+// testKey seals the approvals of these tests (a person's own key lives
+// in their config folder).
+var testKey = []byte("0123456789abcdef0123456789abcdef")
+
+func sealed(s *Store) *Store {
+	s.Key = testKey
+	return s
+}
+
 func code(err error) string {
 	var ae *Error
 	if errors.As(err, &ae) {
@@ -31,7 +41,7 @@ func code(err error) string {
 }
 
 func TestRoundTripIsSingleUse(t *testing.T) {
-	s := Open(t.TempDir(), time.Hour, nil)
+	s := sealed(Open(t.TempDir(), time.Hour, nil))
 	r := request(t, s, "sha256:a")
 	if again := request(t, s, "sha256:a"); again.ID != r.ID {
 		t.Errorf("the same call asked twice got two ids: %s %s", r.ID, again.ID)
@@ -61,7 +71,7 @@ func TestRoundTripIsSingleUse(t *testing.T) {
 
 func TestDeniedAndExpiredAndUnknown(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	s := Open(t.TempDir(), time.Hour, func() time.Time { return now })
+	s := sealed(Open(t.TempDir(), time.Hour, func() time.Time { return now }))
 	r := request(t, s, "sha256:d")
 	s.Decide(r.ID, false)
 	if _, err := s.Redeem(r.ID, "sha256:d"); code(err) != "denied" {
@@ -90,7 +100,7 @@ func TestDeniedAndExpiredAndUnknown(t *testing.T) {
 // exactly one runs.
 func TestRedeemAcrossProcesses(t *testing.T) {
 	if dir := os.Getenv("APPROVAL_CHILD_DIR"); dir != "" {
-		s := Open(dir, time.Hour, nil)
+		s := sealed(Open(dir, time.Hour, nil))
 		if _, err := s.Redeem(os.Getenv("APPROVAL_CHILD_ID"), "sha256:race"); err == nil {
 			fmt.Println("REDEEMED")
 		} else {
@@ -99,7 +109,7 @@ func TestRedeemAcrossProcesses(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	s := Open(dir, time.Hour, nil)
+	s := sealed(Open(dir, time.Hour, nil))
 	r := request(t, s, "sha256:race")
 	if _, err := s.Decide(r.ID, true); err != nil {
 		t.Fatal(err)
@@ -132,5 +142,96 @@ func TestRedeemAcrossProcesses(t *testing.T) {
 	}
 	if redeemed != 1 || refused != n-1 {
 		t.Errorf("redeemed %d times, refused %d, want 1 and %d", redeemed, refused, n-1)
+	}
+}
+
+// A record that a command wrote or edited, or copied into another
+// MCODE_HOME, grants nothing: only a person's sealed answer does.
+func TestForgedAndMovedApprovalsGrantNothing(t *testing.T) {
+	s := sealed(Open(t.TempDir(), time.Hour, nil))
+	// Shown to work without the seal: the file is the approval.
+	r := request(t, s, "sha256:f")
+	data, err := os.ReadFile(s.path(r.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(data), `"status": "pending"`, `"status": "granted"`, 1)
+	if err := os.WriteFile(s.path(r.ID), []byte(forged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Redeem(r.ID, "sha256:f"); code(err) != "forged" {
+		t.Errorf("sed on the record: %v", err)
+	}
+	// A sealed grant copied into another store.
+	r = request(t, s, "sha256:g")
+	if _, err := s.Decide(r.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	other := sealed(Open(t.TempDir(), time.Hour, nil))
+	os.MkdirAll(other.Dir, 0o700)
+	data, _ = os.ReadFile(s.path(r.ID))
+	os.WriteFile(other.path(r.ID), data, 0o600)
+	if _, err := other.Redeem(r.ID, "sha256:g"); code(err) != "forged" {
+		t.Errorf("a grant copied into another MCODE_HOME: %v", err)
+	}
+	// Sealed with another key: another person's, or one the caller made.
+	wrongKey := Open(filepath.Dir(s.Dir), time.Hour, nil)
+	wrongKey.Key = []byte("another key, another key, another")
+	if _, err := wrongKey.Redeem(r.ID, "sha256:g"); code(err) != "forged" {
+		t.Errorf("another key: %v", err)
+	}
+	if _, err := s.Redeem(r.ID, "sha256:g"); err != nil {
+		t.Errorf("the real grant: %v", err)
+	}
+	// Without a key nothing can be decided.
+	keyless := Open(t.TempDir(), time.Hour, nil)
+	r = request(t, keyless, "sha256:h")
+	if _, err := keyless.Decide(r.ID, true); !errors.Is(err, ErrNoKey) {
+		t.Errorf("decide without a key: %v", err)
+	}
+}
+
+// A trust approval lasts until the definition changes and never expires.
+func TestTrustIsKeptForTheDefinition(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	s := sealed(Open(t.TempDir(), time.Hour, func() time.Time { return now }))
+	r, err := s.Request(Record{Kind: KindTrust, Tool: "trust mcp server docs", Digest: "sha256:def1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Trusted("sha256:def1") {
+		t.Fatal("trusted before a person answered")
+	}
+	if _, err := s.Decide(r.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(1000 * time.Hour)
+	if !s.Trusted("sha256:def1") || s.Trusted("sha256:def2") {
+		t.Errorf("trusted def1 %v def2 %v", s.Trusted("sha256:def1"), s.Trusted("sha256:def2"))
+	}
+	if _, err := s.Redeem(r.ID, "sha256:def1"); code(err) != "invalid" {
+		t.Errorf("a trust approval redeemed as a call: %v", err)
+	}
+}
+
+func TestKeyIsMadeOnceAndKept(t *testing.T) {
+	dir := t.TempDir() + "/person"
+	if k, err := LoadKey(dir, false); k != nil || err != nil {
+		t.Errorf("no key yet: %x %v", k, err)
+	}
+	k1, err := LoadKey(dir, true)
+	if err != nil || len(k1) != 32 {
+		t.Fatalf("made %x %v", k1, err)
+	}
+	if fi, _ := os.Stat(dir + "/" + KeyFile); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	k2, _ := LoadKey(dir, true)
+	if string(k1) != string(k2) {
+		t.Error("a second call made another key")
+	}
+	os.WriteFile(dir+"/"+KeyFile, []byte("zz"), 0o600)
+	if _, err := LoadKey(dir, false); err == nil {
+		t.Error("a damaged key was taken")
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/guard/redact"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -43,6 +44,9 @@ type Entry struct {
 	Status     string          `json:"status"` // ok, or the error code
 	ExitCode   int             `json:"exit_code"`
 	DurationMS int64           `json:"duration_ms"`
+	// PolicyIgnored are the loosenings the caller asked for and did not
+	// get.
+	PolicyIgnored []config.Ignored `json:"policy_ignored,omitempty"`
 }
 
 // Log is the audit file.
@@ -76,6 +80,7 @@ func (l *Log) Record(c *dispatch.Call, d dispatch.Decision, env *tool.Envelope) 
 		Decision: string(d.Verdict), Source: d.Source, Rule: d.Rule,
 		Reason: redact.Builtin().String(d.Reason), ApprovalID: d.ApprovalID,
 		Status: "ok", ExitCode: env.ExitCode(), DurationMS: env.DurationMS,
+		PolicyIgnored: c.PolicyIgnored,
 	}
 	if c.Def != nil {
 		e.Tool = c.Def.Name

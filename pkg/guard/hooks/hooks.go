@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/guard/redact"
 	"github.com/mcode-dev/mcode/pkg/proctree"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -33,6 +35,15 @@ const MaxAnswerBytes = 16 << 20
 
 // stopGrace is how long a timed-out hook gets between SIGTERM and SIGKILL.
 const stopGrace = 500 * time.Millisecond
+
+// JobVar marks every process of a hook (see run).
+const JobVar = "MCODE_HOOK_JOB"
+
+// drainWait bounds the wait for a hook's output pipes to close once its
+// main process exited and its group was stopped: a process that left the
+// group (setsid) may hold them for ever. What the hook wrote before it
+// exited is read first.
+const drainWait = 2 * time.Second
 
 // Events.
 const (
@@ -256,23 +267,58 @@ func (hs *Hooks) run(ctx context.Context, h hook, c *dispatch.Call, m message) (
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr limited
 	stdout.max, stderr.max = MaxAnswerBytes, 4096
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = hs.environ()
+	// Pipes of its own, not exec's: Wait must return when the hook
+	// exits, not when every process it left behind closes its output.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, blocked(h, "cannot start it: %v", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, blocked(h, "cannot start it: %v", err)
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	// Every process of the hook carries a marker, so that one which left
+	// its group (setsid) is found and stopped with it.
+	marker := JobVar + "=" + fsutil.RandomHex(8)
+	cmd.Env = append(hs.environ(), marker)
 	if c.Env != nil {
 		cmd.Dir = c.Env.Root // relative hook paths name files of the workspace
 	}
-	if err := proctree.StartGroup(cmd); err != nil {
+	err = proctree.StartGroup(cmd)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
 		return nil, blocked(h, "cannot start it: %v", err)
 	}
+	pid := cmd.Process.Pid
+	var since uint64
+	if p, ok := proctree.Read(pid); ok {
+		since = p.Start
+	}
+	leftovers := func() []proctree.Proc { return proctree.Marked(marker, since) }
+	outDone, errDone := readAll(outR, &stdout), readAll(errR, &stderr)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var werr error
 	select {
 	case werr = <-done:
-		proctree.StopGroup(cmd.Process.Pid, 0) // children it left behind
+		// The hook answered when its main process exited: what it left
+		// behind goes, and what it wrote is read.
+		proctree.StopReapedGroup(pid, 0)
+		proctree.Stop(leftovers, 0)
+		finishReading(outR, outDone)
+		finishReading(errR, errDone)
 	case <-ctx.Done():
-		proctree.StopGroup(cmd.Process.Pid, stopGrace)
+		proctree.StopGroup(pid, stopGrace)
+		proctree.Stop(leftovers, 0)
 		<-done
+		outR.Close()
+		errR.Close()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, blocked(h, "it ran past its timeout of %s and was stopped with its children", h.timeout)
 		}
@@ -325,8 +371,44 @@ func (hs *Hooks) environ() []string {
 	}
 	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(authorityVars, k)
+		return slices.Contains(authorityVars, k) || k == JobVar
 	})
+}
+
+// readAll copies r into w until r ends or is closed; the channel closes
+// then.
+func readAll(r *os.File, w io.Writer) chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(w, r)
+	}()
+	return done
+}
+
+// finishReading waits for a pipe's reader once the hook has exited: to
+// the end of the stream, or, when a process outside the hook's group
+// still holds the pipe, until what is in it has been read (at most
+// drainWait); then it closes the pipe.
+func finishReading(r *os.File, done chan struct{}) {
+	deadline := time.After(drainWait)
+	for {
+		select {
+		case <-done:
+			r.Close()
+			return
+		case <-deadline:
+			r.Close()
+			<-done
+			return
+		case <-time.After(20 * time.Millisecond):
+			if proctree.PipeUnread(r) == 0 {
+				r.Close()
+				<-done
+				return
+			}
+		}
+	}
 }
 
 // limited is a buffer that stops growing at max.

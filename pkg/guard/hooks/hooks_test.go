@@ -165,3 +165,46 @@ func TestRedactMasksOutputResultErrorAndTheFullOutputFile(t *testing.T) {
 		}
 	}
 }
+
+// A hook that answers at once but leaves a process holding its stdout
+// returns when its main process exits, as bash and command tools do, with
+// its answer; what it left behind is stopped, even out of its group.
+func TestHookReturnsWhenItsMainProcessExits(t *testing.T) {
+	dir := t.TempDir()
+	for name, command := range map[string]string{
+		"in its group": `echo '{"decision":"block","reason":"seen"}'; sleep 30 & echo $! > ` + filepath.Join(dir, "group.pid"),
+		"setsid":       `echo '{"decision":"block","reason":"seen"}'; setsid sleep 30 & echo $! > ` + filepath.Join(dir, "setsid.pid"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHooks(t, config.Hooks{BeforeTool: []config.Hook{{Command: command, Timeout: 20 * time.Second}}})
+			start := time.Now()
+			denied(t, h.Before(context.Background(), bashCall("ls")), "seen")
+			if d := time.Since(start); d > drainWait+3*time.Second {
+				t.Fatalf("the hook took %s: it waited for the process it left behind", d)
+			}
+			pidFile := filepath.Join(dir, map[string]string{"in its group": "group.pid", "setsid": "setsid.pid"}[name])
+			data, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			deadline := time.Now().Add(5 * time.Second)
+			for pid > 0 && alive(pid) {
+				if time.Now().After(deadline) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("the hook's background process %d outlived it", pid)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(data), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}

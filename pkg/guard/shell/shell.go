@@ -29,6 +29,9 @@ type Command struct {
 	// Text is the words rejoined with the program's base name first
 	// (/usr/bin/rm → rm): what a rule's argPattern sees.
 	Text string `json:"text"`
+	// Source is the simple command as written, quotes and all (a
+	// guard.grants pattern may match it).
+	Source string `json:"source,omitempty"`
 	// Dynamic says the program's name is only known at run time.
 	Dynamic bool `json:"dynamic,omitempty"`
 	// Via lists what runs it, outermost first: "sudo", "bash -c", "eval",
@@ -49,6 +52,7 @@ type Finding struct {
 	Form    string `json:"form"`    // a short stable name: rm_root, download_to_shell, …
 	Why     string `json:"why"`     // one line for a person
 	Command string `json:"command"` // the simple command it was found in
+	Source  string `json:"source,omitempty"`
 }
 
 // Analysis is what Analyze found.
@@ -97,7 +101,7 @@ func (a *analyzer) unjudgeable(format string, args ...any) {
 }
 
 func (a *analyzer) danger(form, why string, c Command) {
-	a.out.Dangerous = append(a.out.Dangerous, Finding{Form: form, Why: why, Command: c.Text})
+	a.out.Dangerous = append(a.out.Dangerous, Finding{Form: form, Why: why, Command: c.Text, Source: c.Source})
 }
 
 // script parses one script text (the top-level command, a bash -c
@@ -232,7 +236,9 @@ func (s *scope) pipe(b *syntax.BinaryCmd) {
 func (s *scope) call(c *syntax.CallExpr) {
 	words, static := s.words(c.Args)
 	dynamic := !static[0] || hasGlob(c.Args[0])
-	s.a.emit(newCommand(words, dynamic, s.via))
+	cmd := newCommand(words, dynamic, s.via)
+	cmd.Source = s.text(c)
+	s.a.emit(cmd)
 	if dynamic {
 		s.a.unjudgeable("the command name %s is only known at run time", words[0])
 		return
@@ -241,7 +247,7 @@ func (s *scope) call(c *syntax.CallExpr) {
 	for i, w := range c.Args {
 		dl[i] = hasDownload(s, w)
 	}
-	s.follow(argv{words: words, static: static, download: dl}, s.via, 0)
+	s.follow(argv{words: words, static: static, download: dl, source: cmd.Source}, s.via, 0)
 }
 
 // argv is a simple command's words with what is known of each.
@@ -251,6 +257,8 @@ type argv struct {
 	download []bool // holds a download's output ($(curl …), <(wget …))
 	// fromStdin: xargs adds words read at run time.
 	fromStdin bool
+	// source is the simple command as written.
+	source string
 }
 
 // follow judges what a command runs in turn: the command behind a
@@ -262,6 +270,7 @@ func (s *scope) follow(v argv, via []string, hops int) {
 	}
 	words := v.words
 	cmd := newCommand(words, false, via)
+	cmd.Source = v.source
 	s.a.dangerous(cmd, s.a.opts)
 	if s.a.selfApproval(cmd) {
 		return

@@ -1,4 +1,4 @@
-package edit
+package textedit
 
 import (
 	"strconv"
@@ -28,10 +28,10 @@ func readPrefixLen(line string, tabToo bool) int {
 	return 0
 }
 
-// allLinesNumbered reports whether every non-empty line of s carries a
+// AllLinesNumbered reports whether every non-empty line of s carries a
 // read-style prefix (and there is at least one such line): text pasted
 // from read's output.
-func allLinesNumbered(s string, tabToo bool) bool {
+func AllLinesNumbered(s string, tabToo bool) bool {
 	seen := false
 	for line := range strings.Lines(s) {
 		line = strings.TrimRight(line, "\r\n")
@@ -46,9 +46,9 @@ func allLinesNumbered(s string, tabToo bool) bool {
 	return seen
 }
 
-// stripLineNumbers removes the read-style prefix from each line of s that
+// StripLineNumbers removes the read-style prefix from each line of s that
 // has one.
-func stripLineNumbers(s string) string {
+func StripLineNumbers(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for line := range strings.Lines(s) {
@@ -57,10 +57,10 @@ func stripLineNumbers(s string) string {
 	return b.String()
 }
 
-// pastedReadOutput reports whether s looks like read's output pasted as
+// PastedReadOutput reports whether s looks like read's output pasted as
 // it is: every line carries a "N→" prefix and the numbers run on one by
 // one, as read numbers lines. (Text of one's own rarely does both.)
-func pastedReadOutput(s string) bool {
+func PastedReadOutput(s string) bool {
 	want := -1
 	for line := range strings.Lines(s) {
 		line = strings.TrimRight(line, "\r\n")

@@ -1,12 +1,9 @@
-package edit
+package textedit
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // Candidate is the place in the file that looks most like an old_string
@@ -37,52 +34,7 @@ const (
 	maxSimilarityBytes = 16 << 20
 )
 
-// noMatch builds the no_match error for old in text: the closest
-// candidate, the first difference and its likely cause.
-func noMatch(name string, text []byte, old string, loc located, i, n int, byteWise bool) *failed {
-	idx := i
-	l := label(i, n)
-	if len(loc.rejected) > 0 {
-		r := loc.rejected[0]
-		first, last := lineAt(text, r.span.start), lineAt(text, max(r.span.end-1, r.span.start))
-		c := &Candidate{LineStart: first, LineEnd: last, Line: first, Column: 1,
-			Expected: clip(firstLine(old)), Found: clip(firstLine(string(text[r.span.start:r.span.end])))}
-		var msg string
-		if r.tooBig {
-			c.Cause = "fuzzy_too_long"
-			msg = fmt.Sprintf("%sold_string was not found exactly; a fuzzy match at lines %d-%d was refused because its text is %d characters long, more than %d×%d+%d for old_string's %d",
-				l, first, last, r.runes, FuzzySpanFactor, utf8.RuneCountInString(old), FuzzySpanSlack, utf8.RuneCountInString(old))
-		} else {
-			c.Cause = "fuzzy_unverified"
-			msg = fmt.Sprintf("%sold_string was not found exactly; a fuzzy match at lines %d-%d was refused because its text does not normalize to the same text as old_string", l, first, last)
-		}
-		return &failed{
-			err: &tool.Error{Code: tool.CodeNoMatch, Message: msg,
-				Hint: fmt.Sprintf("copy lines %d-%d exactly as mcode read shows them (mcode read %s --offset %d --limit %d) into old_string", first, last, name, first, last-first+1)},
-			info: Failure{Edit: &idx, Candidate: c},
-		}
-	}
-	c := closest(text, old)
-	if c == nil {
-		return &failed{
-			err: &tool.Error{Code: tool.CodeNoMatch,
-				Message: l + "old_string was not found, and no line of the file resembles it",
-				Hint:    "check the file path; read the file with mcode read and copy old_string exactly from it"},
-			info: Failure{Edit: &idx},
-		}
-	}
-	msg := fmt.Sprintf("%sold_string was not found. Closest: lines %d-%d; first difference at line %d, column %d: old_string has %q, the file has %q (likely cause: %s)",
-		l, c.LineStart, c.LineEnd, c.Line, c.Column, c.Expected, c.Found, causeText[c.Cause])
-	if byteWise {
-		msg += "; the file is not UTF-8, so only exact matches count"
-	}
-	return &failed{
-		err:  &tool.Error{Code: tool.CodeNoMatch, Message: msg, Hint: causeHint(name, c)},
-		info: Failure{Edit: &idx, Candidate: c},
-	}
-}
-
-var causeText = map[string]string{
+var CauseText = map[string]string{
 	"crlf":                "a carriage return (CR) on one side only",
 	"bom":                 "a byte-order mark (U+FEFF) in old_string",
 	"tabs_vs_spaces":      "tabs vs spaces in the indentation",
@@ -98,25 +50,10 @@ var causeText = map[string]string{
 	"different_text":      "the text differs",
 }
 
-func causeHint(name string, c *Candidate) string {
-	reread := fmt.Sprintf("mcode read %s --offset %d --limit %d", name, c.LineStart, c.LineEnd-c.LineStart+1)
-	switch c.Cause {
-	case "tabs_vs_spaces", "indentation":
-		return fmt.Sprintf("copy the indentation exactly as %s shows it: edit never takes tabs for spaces", reread)
-	case "line_numbers":
-		return "remove the line-number prefixes (`    12→`) that read puts before each line from old_string and new_string"
-	case "bom":
-		return "leave the byte-order mark out of old_string: edit keeps the file's BOM by itself"
-	case "crlf":
-		return "old_string and the file disagree on a lone carriage return; copy the text exactly as " + reread + " shows it"
-	}
-	return "copy old_string exactly from " + reread
-}
-
-// closest finds the window of the text's lines that shares the most
+// Closest finds the window of the text's lines that shares the most
 // lines with old (compared loosely), else the line most like old's
 // longest line, and the first place where they differ.
-func closest(text []byte, old string) *Candidate {
+func Closest(text []byte, old string) *Candidate {
 	oldLines := splitLines(old)
 	if len(oldLines) == 0 {
 		return nil
@@ -160,7 +97,7 @@ func closest(text []byte, old string) *Candidate {
 	for i, ol := range oldLines {
 		if i >= len(lines) {
 			c.Line, c.Column = start+i+1, 1
-			c.Expected, c.Found, c.Cause = clip(ol), "(end of file)", "end_of_file"
+			c.Expected, c.Found, c.Cause = Clip(ol), "(end of file)", "end_of_file"
 			return c
 		}
 		if linesAgree(ol, lines[i], i, len(oldLines)) {
@@ -177,7 +114,7 @@ func closest(text []byte, old string) *Candidate {
 	if at >= 0 {
 		ol, fl := oldLines[at], lines[at]
 		c.Line = start + at + 1
-		c.Expected, c.Found = clip(ol), clip(fl)
+		c.Expected, c.Found = Clip(ol), Clip(fl)
 		// old_string may start after the indentation of its first line:
 		// then the two are compared from there.
 		skip := 0
@@ -192,7 +129,7 @@ func closest(text []byte, old string) *Candidate {
 	// Every line agrees as a line: the difference is in the breaks
 	// between them (a final newline, a CR).
 	c.Line, c.Column = c.LineEnd, 1
-	c.Expected, c.Found = clip(oldLines[len(oldLines)-1]), clip(lines[len(lines)-1])
+	c.Expected, c.Found = Clip(oldLines[len(oldLines)-1]), Clip(lines[len(lines)-1])
 	c.Cause = "line_break"
 	if strings.Contains(old, "\r") != bytes.Contains(text, []byte("\r")) {
 		c.Cause = "crlf"
@@ -217,7 +154,7 @@ func linesAgree(ol, fl string, i, n int) bool {
 	return false
 }
 
-func normLine(s string) string { return string(appendNormLine(nil, []byte(s))) }
+func normLine(s string) string { return string(AppendNormLine(nil, []byte(s))) }
 
 // splitLines splits s into lines without their breaks (a CR before LF
 // dropped); a final line break ends the last line rather than starting
@@ -256,7 +193,7 @@ func looseKey(dst, line []byte) []byte {
 		line = line[n:]
 	}
 	start := len(dst)
-	dst = appendNormLine(dst, line)
+	dst = AppendNormLine(dst, line)
 	out := dst[:start]
 	space := true
 	for _, c := range dst[start:] {
@@ -394,16 +331,39 @@ func runeAt(s string, col int) rune {
 	return utf8.RuneError
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return strings.TrimSuffix(line, "\r")
 }
 
-// clip shortens a quoted line to maxShownRunes characters.
-func clip(s string) string {
+// Clip shortens a quoted line to maxShownRunes characters.
+func Clip(s string) string {
 	if utf8.RuneCountInString(s) <= maxShownRunes {
 		return s
 	}
 	r := []rune(s)
 	return string(r[:maxShownRunes]) + "…"
+}
+
+// LineSimilarity is how alike two lines are once reduced as models
+// rarely get them wrong (see looseKey), from 0 to 1: the Dice
+// coefficient of their pairs of bytes.
+func LineSimilarity(a, b string) float64 {
+	ka, kb := looseKey(nil, []byte(a)), looseKey(nil, []byte(b))
+	if bytes.Equal(ka, kb) {
+		return 1
+	}
+	pa, pb := pairs(ka), pairs(kb)
+	common, total := 0, 0
+	for p, c := range pa {
+		common += min(c, pb[p])
+		total += c
+	}
+	for _, c := range pb {
+		total += c
+	}
+	if total == 0 {
+		return 0
+	}
+	return 2 * float64(common) / float64(total)
 }

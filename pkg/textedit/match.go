@@ -1,4 +1,4 @@
-package edit
+package textedit
 
 import (
 	"bytes"
@@ -20,52 +20,52 @@ const (
 	FuzzySpanSlack  = 32
 )
 
-// span is a byte range [start, end) of a text.
-type span struct{ start, end int }
+// Span is a byte range [start, end) of a text.
+type Span struct{ Start, End int }
 
-// rejection is a fuzzy candidate that was found in the normal form but
+// Rejection is a fuzzy candidate that was found in the normal form but
 // refused: its original text is too long, or does not normalize back to
 // the same text as old_string.
-type rejection struct {
-	span   span
-	runes  int  // length of the original span in characters
-	tooBig bool // refused by the length guard (else: it did not verify)
+type Rejection struct {
+	Span   Span
+	Runes  int  // length of the original span in characters
+	TooBig bool // refused by the length guard (else: it did not verify)
 }
 
-// located is what a search for one old_string found, at the first tier
+// Located is what a search for one old_string found, at the first tier
 // that found anything: how many matches, and the first of them (as many
 // as the search was asked to keep).
-type located struct {
-	kind     string // MatchExact or MatchFuzzy; "" when nothing matched
-	count    int
-	spans    []span
-	rejected []rejection
+type Located struct {
+	Kind     string // MatchExact or MatchFuzzy; "" when nothing matched
+	Count    int
+	Spans    []Span
+	Rejected []Rejection
 }
 
 // maxRejections caps the refused fuzzy candidates a search remembers.
 const maxRejections = 16
 
-// locate finds every non-overlapping occurrence of old in text: exactly
+// Locate finds every non-overlapping occurrence of old in text: exactly
 // first; then with CRLF and LF taken as the same line break (still an
 // exact match: only the line-break bytes differ); then, when fuzzy is
 // set, in the normal form. Uniqueness is up to the caller, at the tier
 // that matched. It counts every match and keeps the first keep of them
 // (all when keep < 0), so that a pattern found millions of times costs
 // no memory unless all of them are to be replaced.
-func locate(text []byte, old string, fuzzy bool, keep int) located {
+func Locate(text []byte, old string, fuzzy bool, keep int) Located {
 	// A bare LF of old must not match the LF of a CRLF on its own (which
 	// would split the pair): in a text with CRLF, such an old is matched
 	// with line breaks folded, where a CRLF is one break.
 	if !hasBareLF(old) || !bytes.Contains(text, []byte("\r\n")) {
 		if spans, n := findAll(text, []byte(old), keep); n > 0 {
-			return located{kind: MatchExact, count: n, spans: spans}
+			return Located{Kind: MatchExact, Count: n, Spans: spans}
 		}
 	}
 	if spans, n := findAcrossLineBreaks(text, old, keep); n > 0 {
-		return located{kind: MatchExact, count: n, spans: spans}
+		return Located{Kind: MatchExact, Count: n, Spans: spans}
 	}
 	if !fuzzy {
-		return located{}
+		return Located{}
 	}
 	return locateFuzzyIn(text, old, fuzzyWindowBytes, keep)
 }
@@ -87,8 +87,8 @@ func hasBareLF(s string) bool {
 
 // findAll returns the first keep (all when keep < 0) non-overlapping
 // occurrences of pat, left to right, and how many there are.
-func findAll(text, pat []byte, keep int) ([]span, int) {
-	var out []span
+func findAll(text, pat []byte, keep int) ([]Span, int) {
+	var out []Span
 	n := 0
 	for off := 0; off <= len(text)-len(pat); {
 		i := bytes.Index(text[off:], pat)
@@ -96,7 +96,7 @@ func findAll(text, pat []byte, keep int) ([]span, int) {
 			break
 		}
 		if keep < 0 || n < keep {
-			out = append(out, span{off + i, off + i + len(pat)})
+			out = append(out, Span{off + i, off + i + len(pat)})
 		}
 		n++
 		off += i + len(pat)
@@ -106,7 +106,7 @@ func findAll(text, pat []byte, keep int) ([]span, int) {
 
 // findAcrossLineBreaks matches old with every CRLF taken as LF, in old and
 // in the text, and maps the matches back to the text's own bytes.
-func findAcrossLineBreaks(text []byte, old string, keep int) ([]span, int) {
+func findAcrossLineBreaks(text []byte, old string, keep int) ([]Span, int) {
 	crlf := []byte("\r\n")
 	oldHasCRLF := strings.Contains(old, "\r\n")
 	textHasCRLF := bytes.Contains(text, crlf)
@@ -146,8 +146,8 @@ func findAcrossLineBreaks(text []byte, old string, keep int) ([]span, int) {
 	}
 	for i := range spans {
 		// Starts and ends only grow, so one forward pass of k serves both.
-		spans[i].start = toText(spans[i].start)
-		spans[i].end = toText(spans[i].end)
+		spans[i].Start = toText(spans[i].Start)
+		spans[i].End = toText(spans[i].End)
 	}
 	return spans, n
 }
@@ -157,13 +157,13 @@ func findAcrossLineBreaks(text []byte, old string, keep int) ([]span, int) {
 // same text as old and be no more than FuzzySpanFactor×+FuzzySpanSlack
 // long. The normal form is built and searched window bytes at a time; the
 // first keep matches are kept (all when keep < 0), every one counted.
-func locateFuzzyIn(text []byte, old string, window, keep int) located {
-	want := normText([]byte(old))
+func locateFuzzyIn(text []byte, old string, window, keep int) Located {
+	want := NormText([]byte(old))
 	if len(bytes.TrimSpace(want)) == 0 {
-		return located{}
+		return Located{}
 	}
 	maxRunes := FuzzySpanFactor*utf8.RuneCountInString(old) + FuzzySpanSlack
-	var out located
+	var out Located
 	w := &normWindow{text: text}
 	from, last := 0, 0 // where the next search starts (in w.norm), end of the last span taken (in text)
 	for {
@@ -173,25 +173,25 @@ func locateFuzzyIn(text []byte, old string, window, keep int) located {
 			if i < 0 {
 				break
 			}
-			n := span{from + i, from + i + len(want)}
-			from = n.end
-			s := span{w.toOrig(n.start, true), w.toOrig(n.end, false)}
-			if s.start < last || s.end < s.start {
+			n := Span{from + i, from + i + len(want)}
+			from = n.End
+			s := Span{w.toOrig(n.Start, true), w.toOrig(n.End, false)}
+			if s.Start < last || s.End < s.Start {
 				continue // snapped into the previous match: take the first only
 			}
-			runes := utf8.RuneCount(text[s.start:s.end])
+			runes := utf8.RuneCount(text[s.Start:s.End])
 			tooBig := runes > maxRunes
 			switch {
-			case tooBig || !bytes.Equal(normText(text[s.start:s.end]), want):
-				if len(out.rejected) < maxRejections {
-					out.rejected = append(out.rejected, rejection{span: s, runes: runes, tooBig: tooBig})
+			case tooBig || !bytes.Equal(NormText(text[s.Start:s.End]), want):
+				if len(out.Rejected) < maxRejections {
+					out.Rejected = append(out.Rejected, Rejection{Span: s, Runes: runes, TooBig: tooBig})
 				}
 			default:
-				if keep < 0 || out.count < keep {
-					out.spans = append(out.spans, s)
+				if keep < 0 || out.Count < keep {
+					out.Spans = append(out.Spans, s)
 				}
-				out.count++
-				last = s.end
+				out.Count++
+				last = s.End
 			}
 		}
 		if w.done() {
@@ -200,8 +200,8 @@ func locateFuzzyIn(text []byte, old string, window, keep int) located {
 		// Keep enough of the window's end for a match that runs past it.
 		from = max(from-w.slide(len(want)), 0)
 	}
-	if out.count > 0 {
-		out.kind = MatchFuzzy
+	if out.Count > 0 {
+		out.Kind = MatchFuzzy
 	}
 	return out
 }
@@ -212,11 +212,11 @@ const (
 	eolCRLF = "\r\n"
 )
 
-// eolAround names the line break new text should use in place of s: the
+// EOLAround names the line break new text should use in place of s: the
 // majority inside s when it holds line breaks, else the break that ends
 // the line s ends on, else the file's majority.
-func eolAround(text []byte, s span) string {
-	inside := text[s.start:s.end]
+func EOLAround(text []byte, s Span) string {
+	inside := text[s.Start:s.End]
 	lf, crlf := countBreaks(inside)
 	switch {
 	case crlf > lf-crlf:
@@ -224,8 +224,8 @@ func eolAround(text []byte, s span) string {
 	case lf-crlf > crlf:
 		return eolLF
 	}
-	if i := bytes.IndexByte(text[s.end:], '\n'); i >= 0 {
-		if j := s.end + i; j > 0 && text[j-1] == '\r' {
+	if i := bytes.IndexByte(text[s.End:], '\n'); i >= 0 {
+		if j := s.End + i; j > 0 && text[j-1] == '\r' {
 			return eolCRLF
 		}
 		return eolLF
@@ -241,9 +241,9 @@ func countBreaks(b []byte) (lf, crlf int) {
 	return bytes.Count(b, []byte("\n")), bytes.Count(b, []byte("\r\n"))
 }
 
-// withEOL writes bare LFs of s as CRLF when the text around uses CRLF.
+// WithEOL writes bare LFs of s as CRLF when the text around uses CRLF.
 // Line breaks already written as CRLF stay as they are.
-func withEOL(s, eol string) string {
+func WithEOL(s, eol string) string {
 	if eol != eolCRLF || !strings.Contains(s, "\n") {
 		return s
 	}

@@ -1,4 +1,4 @@
-package edit
+package textedit
 
 import (
 	"bytes"
@@ -32,23 +32,23 @@ const lockRetry = 2 * time.Millisecond
 // replaced while we waited for it.
 const maxLockAttempts = 1000
 
-// content is a file's bytes and the text that edits work on.
-type content struct {
-	enc  textenc.Encoding // as read reports it
-	bom  []byte           // a UTF-8 byte-order mark, kept aside
-	text []byte           // UTF-8 text without BOM; the raw bytes when byteWise
+// Content is a file's bytes and the text that edits work on.
+type Content struct {
+	Enc  textenc.Encoding // as read reports it
+	BOM  []byte           // a UTF-8 byte-order mark, kept aside
+	Text []byte           // UTF-8 text without BOM; the raw bytes when ByteWise
 	// byteWise means the file is not valid UTF-8: edits are applied to
 	// its bytes, and only ASCII ones are allowed.
-	byteWise bool
+	ByteWise bool
 	// reencode means text is a single-byte file (Latin-1, Windows-1252)
 	// decoded as read shows it, to be encoded back as a whole; it was
 	// checked to round-trip byte for byte.
-	reencode bool
+	Reencode bool
 }
 
-// decodeContent splits a file's bytes into the text edits work on.
-func decodeContent(display string, data []byte) (*content, error) {
-	c := &content{enc: textenc.UTF8, text: data}
+// DecodeContent splits a file's bytes into the text edits work on.
+func DecodeContent(display string, data []byte) (*Content, error) {
+	c := &Content{Enc: textenc.UTF8, Text: data}
 	if len(data) == 0 {
 		return c, nil
 	}
@@ -67,11 +67,11 @@ func decodeContent(display string, data []byte) (*content, error) {
 			Message: fmt.Sprintf("%s is a binary file (%d bytes), not text", display, len(data)),
 			Hint:    "edit and write change text files; replace a binary file with a command made for its format"}
 	}
-	c.enc = enc
+	c.Enc = enc
 	switch enc {
 	case textenc.UTF8BOM:
-		c.bom, c.text = data[:3], data[3:]
-		c.byteWise = !utf8.Valid(c.text)
+		c.BOM, c.Text = data[:3], data[3:]
+		c.ByteWise = !utf8.Valid(c.Text)
 	case textenc.UTF16LE, textenc.UTF16BE:
 		text, err := textenc.Decode(data, enc)
 		if err == nil {
@@ -85,15 +85,15 @@ func decodeContent(display string, data []byte) (*content, error) {
 				Message: fmt.Sprintf("%s is %s but cannot be rewritten byte for byte: %v", display, enc, err),
 				Hint:    "repair the file's encoding first (for example with iconv), then edit it"}
 		}
-		c.text = []byte(text)
+		c.Text = []byte(text)
 	default:
-		c.byteWise = !utf8.Valid(data)
-		if c.byteWise && (enc == textenc.Latin1 || enc == textenc.Windows1252) {
+		c.ByteWise = !utf8.Valid(data)
+		if c.ByteWise && (enc == textenc.Latin1 || enc == textenc.Windows1252) {
 			// Edited as read and grep show it (café, not caf\xe9), when
 			// the whole file is in that encoding (no UTF-8 lines mixed in).
 			text := textenc.LinesToUTF8(data, enc)
 			if back, err := textenc.Encode(string(text), enc); err == nil && bytes.Equal(back, data) {
-				c.text, c.byteWise, c.reencode = text, false, true
+				c.Text, c.ByteWise, c.Reencode = text, false, true
 			}
 		}
 	}
@@ -101,17 +101,17 @@ func decodeContent(display string, data []byte) (*content, error) {
 }
 
 // lineEnding names the line breaks of the text.
-func (c *content) lineEnding() string { return string(textenc.LineEndings(c.text)) }
+func (c *Content) LineEnding() string { return string(textenc.LineEndings(c.Text)) }
 
 // display makes a line of the text fit to quote in a diff: the text of a
 // single-byte file is decoded; stray bytes never reach the JSON.
-func (c *content) display() func(string) string {
-	if !c.byteWise {
+func (c *Content) Display() func(string) string {
+	if !c.ByteWise {
 		return nil
 	}
 	return func(s string) string {
-		if c.enc == textenc.Latin1 || c.enc == textenc.Windows1252 {
-			if d, err := textenc.Decode([]byte(s), c.enc); err == nil {
+		if c.Enc == textenc.Latin1 || c.Enc == textenc.Windows1252 {
+			if d, err := textenc.Decode([]byte(s), c.Enc); err == nil {
 				return d
 			}
 		}
@@ -119,19 +119,19 @@ func (c *content) display() func(string) string {
 	}
 }
 
-// sha256Hex is the stamp read returns and --if-match compares.
-func sha256Hex(data []byte) string {
+// SHA256Hex is the stamp read returns and --if-match compares.
+func SHA256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
 
-// checkIfMatch refuses with stale when the file's bytes are not those
+// CheckIfMatch refuses with stale when the file's bytes are not those
 // the caller last saw.
-func checkIfMatch(display string, data []byte, want string) error {
+func CheckIfMatch(display string, data []byte, want string) error {
 	if want == "" {
 		return nil
 	}
-	if got := sha256Hex(data); !strings.EqualFold(got, want) {
+	if got := SHA256Hex(data); !strings.EqualFold(got, want) {
 		return &tool.Error{Code: tool.CodeStale,
 			Message: fmt.Sprintf("%s changed since it was read: its sha256 is %s, not %s", display, got, strings.ToLower(want)),
 			Hint:    "read the file again (mcode read) and redo the change on what it holds now"}
@@ -139,8 +139,8 @@ func checkIfMatch(display string, data []byte, want string) error {
 	return nil
 }
 
-// resolve follows abs through symlinks to the file to change.
-func resolve(display, abs string) (string, error) {
+// Resolve follows abs through symlinks to the file to change.
+func Resolve(display, abs string) (string, error) {
 	target, err := fsutil.ResolveLink(abs)
 	if err != nil {
 		return "", pathErr(display, err)
@@ -167,10 +167,10 @@ func pathErr(display string, err error) error {
 	return fmt.Errorf("%s: %w", display, err)
 }
 
-// statTarget checks that path names a regular file (or may become one)
+// StatTarget checks that path names a regular file (or may become one)
 // before anything opens it: a FIFO or device would block or never end.
 // It returns nil info for a file that does not exist.
-func statTarget(display, target string) (fs.FileInfo, error) {
+func StatTarget(display, target string) (fs.FileInfo, error) {
 	info, err := os.Stat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -196,12 +196,12 @@ func statTarget(display, target string) (fs.FileInfo, error) {
 	return info, nil
 }
 
-// lockFile takes the advisory lock (flock) that every edit and write of
+// LockFile takes the advisory lock (flock) that every edit and write of
 // this file holds across its read-modify-write, in any process. A writer
 // replaces the file by renaming a new one over it, so the inode locked
 // may be gone by the time the lock is ours: then the lock is retaken on
 // the file the path names now.
-func lockFile(ctx context.Context, display, target string) (unlock func(), err error) {
+func LockFile(ctx context.Context, display, target string) (unlock func(), err error) {
 	for range maxLockAttempts {
 		fl := flock.New(target, flock.SetFlag(os.O_RDONLY|openNoBlock))
 		ok, err := fl.TryLockContext(ctx, lockRetry)
@@ -235,12 +235,12 @@ func lockFile(ctx context.Context, display, target string) (unlock func(), err e
 	return nil, fmt.Errorf("locking %s: the file kept being replaced", display)
 }
 
-// commit replaces target with what write produces, atomically, unless
+// Commit replaces target with what write produces, atomically, unless
 // ctx ended meanwhile: a caller that interrupted the call, or whose time
 // limit ran out, has given up on it, so nothing may change behind its
 // back. The check comes once the new bytes are in the temp file, the last
 // moment before the rename.
-func commit(ctx context.Context, target string, write func(io.Writer) error) error {
+func Commit(ctx context.Context, target string, write func(io.Writer) error) error {
 	return fsutil.WriteAtomic(target, NewFileMode, func(w io.Writer) error {
 		if err := write(w); err != nil {
 			return err
@@ -249,40 +249,40 @@ func commit(ctx context.Context, target string, write func(io.Writer) error) err
 	})
 }
 
-// hashingWriter counts and hashes what passes through it.
-type hashingWriter struct {
+// HashingWriter counts and hashes what passes through it.
+type HashingWriter struct {
 	w io.Writer
 	h interface {
 		io.Writer
 		Sum([]byte) []byte
 	}
-	n int
+	N int
 }
 
-func newHashingWriter(w io.Writer) *hashingWriter {
-	return &hashingWriter{w: w, h: sha256.New()}
+func NewHashingWriter(w io.Writer) *HashingWriter {
+	return &HashingWriter{w: w, h: sha256.New()}
 }
 
-func (hw *hashingWriter) Write(p []byte) (int, error) {
+func (hw *HashingWriter) Write(p []byte) (int, error) {
 	n, err := hw.w.Write(p)
 	hw.h.Write(p[:n])
-	hw.n += n
+	hw.N += n
 	return n, err
 }
 
-func (hw *hashingWriter) sum() string { return hex.EncodeToString(hw.h.Sum(nil)) }
+func (hw *HashingWriter) Sum() string { return hex.EncodeToString(hw.h.Sum(nil)) }
 
-// displayPath is how messages and diffs name a file: relative to the
+// DisplayPath is how messages and diffs name a file: relative to the
 // workspace root when inside it.
-func displayPath(root, abs string) string {
+func DisplayPath(root, abs string) string {
 	if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 		return fsutil.DisplayPath(filepath.ToSlash(rel))
 	}
 	return fsutil.DisplayPath(abs)
 }
 
-// writeErr turns a failed write into an error the caller can act on.
-func writeErr(display string, err error) error {
+// WriteErr turns a failed write into an error the caller can act on.
+func WriteErr(display string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return &tool.Error{Code: tool.CodePermission,
@@ -295,3 +295,38 @@ func writeErr(display string, err error) error {
 	}
 	return fmt.Errorf("writing %s: %w (nothing was changed)", display, err)
 }
+
+// EncodeLike encodes content the way the old file c was (nil: no
+// text): its BOM, UTF-16, single-byte encoding, and CRLF line breaks when
+// Content has only LF ones. It returns the bytes, the text they hold,
+// their encoding and a note when the old encoding could not be kept.
+func EncodeLike(c *Content, content string) ([]byte, string, textenc.Encoding, string) {
+	if c == nil {
+		return []byte(content), content, textenc.UTF8, ""
+	}
+	text := content
+	if !strings.Contains(content, "\r") && crlfMajority(c.Text) {
+		text = WithEOL(content, eolCRLF)
+	}
+	switch c.Enc {
+	case textenc.UTF8BOM:
+		return append([]byte("\uFEFF"), strings.TrimPrefix(text, "\uFEFF")...), text, c.Enc, ""
+	case textenc.UTF16LE, textenc.UTF16BE, textenc.Latin1, textenc.Windows1252:
+		data, err := textenc.Encode(strings.TrimPrefix(text, "\uFEFF"), c.Enc)
+		if err == nil {
+			return data, text, c.Enc, ""
+		}
+		return []byte(text), text, textenc.UTF8,
+			fmt.Sprintf("the file was %s, which cannot hold every character of the new content, so it is now UTF-8", c.Enc)
+	}
+	return []byte(text), text, textenc.UTF8, ""
+}
+
+// crlfMajority reports whether most line breaks of text are CRLF.
+func crlfMajority(text []byte) bool {
+	lf, crlf := countBreaks(text)
+	return crlf > 0 && crlf >= lf-crlf
+}
+
+// NewFileMode is the mode of a file write creates, before the umask.
+const NewFileMode fs.FileMode = 0o644

@@ -1,6 +1,6 @@
 //go:build unix
 
-package edit
+package textedit
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package edit
+package textedit
 
 import (
 	"bytes"
@@ -23,18 +23,18 @@ const (
 	maxDiffWork = 20_000_000
 )
 
-// change says that, at line a of the old text (0-based) and line b of the
+// Change says that, at line a of the old text (0-based) and line b of the
 // new, the lines del were replaced by the lines ins. Lines keep their
 // line breaks.
-type change struct {
+type Change struct {
 	a, b     int
 	del, ins []string
 }
 
-// lineDiff returns the changes that turn a into b, smallest first: the
+// LineDiff returns the changes that turn a into b, smallest first: the
 // common head and tail are cut off, then Myers' O(ND) algorithm runs on
 // what remains.
-func lineDiff(a, b []string) []change {
+func LineDiff(a, b []string) []Change {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
@@ -47,7 +47,7 @@ func lineDiff(a, b []string) []change {
 	if len(am) == 0 && len(bm) == 0 {
 		return nil
 	}
-	whole := []change{{a: pre, b: pre, del: am, ins: bm}}
+	whole := []Change{{a: pre, b: pre, del: am, ins: bm}}
 	if len(am) == 0 || len(bm) == 0 {
 		return whole
 	}
@@ -68,7 +68,7 @@ func lineDiff(a, b []string) []change {
 	if !ok {
 		return whole
 	}
-	var out []change
+	var out []Change
 	for _, op := range ops {
 		if n := len(out); n > 0 && out[n-1].a+len(out[n-1].del) == pre+op.x && out[n-1].b+len(out[n-1].ins) == pre+op.y {
 			if op.del {
@@ -78,7 +78,7 @@ func lineDiff(a, b []string) []change {
 			}
 			continue
 		}
-		c := change{a: pre + op.x, b: pre + op.y}
+		c := Change{a: pre + op.x, b: pre + op.y}
 		if op.del {
 			c.del = am[op.x : op.x+1]
 		} else {
@@ -169,28 +169,28 @@ type Changes struct {
 	DiffTruncated    bool   `json:"diff_truncated"`
 }
 
-// oldLines gives the unchanged lines a diff shows as context.
-type oldLines interface {
-	count() int
-	line(i int) string
+// OldLines gives the unchanged lines a diff shows as context.
+type OldLines interface {
+	Count() int
+	Line(i int) string
 }
 
-// summarize counts the changes and renders them as a unified diff.
-func summarize(name string, old oldLines, changes []change, display func(string) string) Changes {
-	d := newDiffWriter(name, old, display, MaxDiffBytes)
+// Summarize counts the changes and renders them as a unified diff.
+func Summarize(name string, old OldLines, changes []Change, display func(string) string) Changes {
+	d := NewDiffWriter(name, old, display, MaxDiffBytes)
 	for _, ch := range changes {
-		d.add(ch)
+		d.Add(ch)
 	}
-	return d.finish()
+	return d.Finish()
 }
 
-// diffWriter renders changes, as they come and in order, as a unified
+// DiffWriter renders changes, as they come and in order, as a unified
 // diff with DiffContext lines of context, cut at maxBytes on a line
 // boundary with a note of what was left out. It holds no more than the
 // text it shows, however many changes pass through it, and counts every
 // one of them.
-type diffWriter struct {
-	old     oldLines
+type DiffWriter struct {
+	old     OldLines
 	display func(string) string
 	max     int
 	c       Changes
@@ -205,19 +205,26 @@ type diffWriter struct {
 	added, removed   int // lines added and removed in the open hunk
 }
 
-func newDiffWriter(name string, old oldLines, display func(string) string, maxBytes int) *diffWriter {
+func NewDiffWriter(name string, old OldLines, display func(string) string, maxBytes int) *DiffWriter {
+	return NewDiffWriterFor("a/"+name, "b/"+name, old, display, maxBytes)
+}
+
+// NewDiffWriterFor is NewDiffWriter for a change whose two sides have
+// their own names in the header ("a/old", "b/new", or /dev/null for a
+// file created or deleted).
+func NewDiffWriterFor(from, to string, old OldLines, display func(string) string, maxBytes int) *DiffWriter {
 	if display == nil {
 		display = func(s string) string { return s }
 	}
-	d := &diffWriter{old: old, display: display, max: maxBytes}
-	fmt.Fprintf(&d.out, "--- a/%s\n+++ b/%s\n", name, name)
+	d := &DiffWriter{old: old, display: display, max: maxBytes}
+	fmt.Fprintf(&d.out, "--- %s\n+++ %s\n", from, to)
 	return d
 }
 
 // hunkHeaderRoom is the room kept in the budget for a hunk's header.
 const hunkHeaderRoom = 48
 
-func (d *diffWriter) add(ch change) {
+func (d *DiffWriter) Add(ch Change) {
 	d.c.Additions += len(ch.ins)
 	d.c.Removals += len(ch.del)
 	if d.c.FirstChangedLine == 0 {
@@ -248,16 +255,16 @@ func (d *diffWriter) add(ch change) {
 }
 
 // context renders old line i as context, fetching it only if shown.
-func (d *diffWriter) context(i int) {
+func (d *DiffWriter) context(i int) {
 	if d.cut {
 		d.omitted++
 		return
 	}
-	d.line(' ', d.old.line(i))
+	d.line(' ', d.old.Line(i))
 }
 
 // line renders one line of the open hunk, or counts it once past the cut.
-func (d *diffWriter) line(prefix byte, line string) {
+func (d *DiffWriter) line(prefix byte, line string) {
 	if d.cut {
 		d.omitted++
 		return
@@ -286,8 +293,8 @@ const noNewline = "\\ No newline at end of file\n"
 // closeHunk renders the trailing context and puts the hunk, under its
 // header (whose counts are exact even when its lines were cut), in the
 // output.
-func (d *diffWriter) closeHunk() {
-	end := min(d.pos+DiffContext, d.old.count())
+func (d *DiffWriter) closeHunk() {
+	end := min(d.pos+DiffContext, d.old.Count())
 	for ; d.pos < end; d.pos++ {
 		d.context(d.pos)
 	}
@@ -302,7 +309,7 @@ func (d *diffWriter) closeHunk() {
 }
 
 // finish closes the last hunk and returns the counts and the diff.
-func (d *diffWriter) finish() Changes {
+func (d *DiffWriter) Finish() Changes {
 	if d.open {
 		d.closeHunk()
 	}
@@ -310,7 +317,7 @@ func (d *diffWriter) finish() Changes {
 		return d.c
 	}
 	if d.cut {
-		fmt.Fprintf(&d.out, "… diff cut at %d KiB: %d more line%s not shown\n", d.max>>10, d.omitted, plural(d.omitted))
+		fmt.Fprintf(&d.out, "… diff cut at %d KiB: %d more line%s not shown\n", d.max>>10, d.omitted, Plural(d.omitted))
 	}
 	d.c.Diff, d.c.DiffTruncated = d.out.String(), d.cut
 	return d.c
@@ -328,8 +335,8 @@ func hunkRange(start, n int) string {
 	return fmt.Sprintf("%d,%d", start+1, n)
 }
 
-// splitKeep splits text into lines that keep their line breaks.
-func splitKeep(text []byte) []string {
+// SplitKeep splits text into lines that keep their line breaks.
+func SplitKeep(text []byte) []string {
 	var out []string
 	for line := range bytes.Lines(text) {
 		out = append(out, string(line))
@@ -337,18 +344,18 @@ func splitKeep(text []byte) []string {
 	return out
 }
 
-// stringLines serves context from lines already split.
-type stringLines []string
+// StringLines serves context from lines already split.
+type StringLines []string
 
-func (s stringLines) count() int        { return len(s) }
-func (s stringLines) line(i int) string { return s[i] }
+func (s StringLines) Count() int        { return len(s) }
+func (s StringLines) Line(i int) string { return s[i] }
 
-// lineIndex serves lines of a large text without splitting it: it
+// LineIndex serves lines of a large text without splitting it: it
 // remembers the line starts it has found (marks) and counts line breaks
 // from the nearest one, which bytes.Count and bytes.IndexByte do fast.
 // An edit touches a few places of a file, so only their neighbourhoods
 // are ever scanned line by line.
-type lineIndex struct {
+type LineIndex struct {
 	text  []byte
 	n     int        // number of lines
 	marks []lineMark // known line starts, sorted (by line and by offset alike)
@@ -356,23 +363,23 @@ type lineIndex struct {
 
 type lineMark struct{ line, off int }
 
-func newLineIndex(text []byte) *lineIndex {
+func NewLineIndex(text []byte) *LineIndex {
 	n := bytes.Count(text, []byte("\n"))
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		n++
 	}
-	return &lineIndex{text: text, n: n, marks: []lineMark{{0, 0}}}
+	return &LineIndex{text: text, n: n, marks: []lineMark{{0, 0}}}
 }
 
-func (ix *lineIndex) count() int { return ix.n }
+func (ix *LineIndex) Count() int { return ix.n }
 
-func (ix *lineIndex) line(i int) string {
+func (ix *LineIndex) Line(i int) string {
 	s := ix.start(i)
 	return string(ix.text[s:ix.endAt(s)])
 }
 
 // remember records that line starts at off.
-func (ix *lineIndex) remember(line, off int) {
+func (ix *LineIndex) remember(line, off int) {
 	i := sort.Search(len(ix.marks), func(i int) bool { return ix.marks[i].line >= line })
 	if i < len(ix.marks) && ix.marks[i].line == line {
 		return
@@ -382,7 +389,7 @@ func (ix *lineIndex) remember(line, off int) {
 
 // lineOf is the 0-based line holding offset off (the last line for an
 // offset at the very end).
-func (ix *lineIndex) lineOf(off int) int {
+func (ix *LineIndex) lineOf(off int) int {
 	m := ix.marks[max(sort.Search(len(ix.marks), func(i int) bool { return ix.marks[i].off > off })-1, 0)]
 	line := m.line + bytes.Count(ix.text[m.off:off], []byte("\n"))
 	if line >= ix.n { // off at the end, after a final line break
@@ -393,7 +400,7 @@ func (ix *lineIndex) lineOf(off int) int {
 }
 
 // start is the offset where line i starts.
-func (ix *lineIndex) start(i int) int {
+func (ix *LineIndex) start(i int) int {
 	m := ix.marks[max(sort.Search(len(ix.marks), func(j int) bool { return ix.marks[j].line > i })-1, 0)]
 	off := m.off
 	for l := m.line; l < i; l++ {
@@ -406,45 +413,45 @@ func (ix *lineIndex) start(i int) int {
 }
 
 // end is the offset after line i's line break.
-func (ix *lineIndex) end(i int) int { return ix.endAt(ix.start(i)) }
+func (ix *LineIndex) end(i int) int { return ix.endAt(ix.start(i)) }
 
 // endAt is the offset after the line break of the line starting at off.
-func (ix *lineIndex) endAt(off int) int {
+func (ix *LineIndex) endAt(off int) int {
 	if j := bytes.IndexByte(ix.text[off:], '\n'); j >= 0 {
 		return off + j + 1
 	}
 	return len(ix.text)
 }
 
-// pieceChanges diffs orig against the text its pieces make, region by
+// PieceChanges diffs orig against the text its pieces make, region by
 // region: each region is the whole lines the pieces touch, widened until
 // the new text of the region also ends on a line break, so that only
 // those lines are compared, however large the file.
-func pieceChanges(ix *lineIndex, pieces []piece, emit func(change)) {
+func PieceChanges(ix *LineIndex, pieces []Piece, emit func(Change)) {
 	orig := ix.text
 	shift := 0 // new line numbers minus old ones, after the regions so far
 	var buf []byte
 	for i := 0; i < len(pieces); {
-		la := ix.lineOf(pieces[i].start)
-		lb := ix.lineOf(max(pieces[i].end-1, pieces[i].start))
+		la := ix.lineOf(pieces[i].Start)
+		lb := ix.lineOf(max(pieces[i].End-1, pieces[i].Start))
 		j := i
 		for {
-			for j < len(pieces) && ix.lineOf(pieces[j].start) <= lb {
-				lb = max(lb, ix.lineOf(max(pieces[j].end-1, pieces[j].start)))
+			for j < len(pieces) && ix.lineOf(pieces[j].Start) <= lb {
+				lb = max(lb, ix.lineOf(max(pieces[j].End-1, pieces[j].Start)))
 				j++
 			}
 			buf = buf[:0]
 			last := 0
-			if ix.count() > 0 {
+			if ix.Count() > 0 {
 				last = ix.start(la)
 			}
 			for _, p := range pieces[i:j] {
-				buf = append(buf, orig[last:p.start]...)
-				buf = append(buf, p.text...)
-				last = p.end
+				buf = append(buf, orig[last:p.Start]...)
+				buf = append(buf, p.Text...)
+				last = p.End
 			}
 			end := len(orig)
-			if ix.count() > 0 {
+			if ix.Count() > 0 {
 				end = ix.end(lb)
 			}
 			buf = append(buf, orig[min(last, end):end]...)
@@ -453,11 +460,11 @@ func pieceChanges(ix *lineIndex, pieces []piece, emit func(change)) {
 				continue
 			}
 			var oldText []byte
-			if ix.count() > 0 {
+			if ix.Count() > 0 {
 				oldText = orig[ix.start(la):end]
 			}
-			a, b := splitKeep(oldText), splitKeep(buf)
-			for _, ch := range lineDiff(a, b) {
+			a, b := SplitKeep(oldText), SplitKeep(buf)
+			for _, ch := range LineDiff(a, b) {
 				ch.a += la
 				ch.b += la + shift
 				emit(ch)

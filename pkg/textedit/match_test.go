@@ -1,4 +1,4 @@
-package edit
+package textedit
 
 import (
 	"math/rand/v2"
@@ -44,13 +44,13 @@ func TestLocate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := locate([]byte(c.text), c.old, true, -1)
-			if got.kind != c.kind {
-				t.Fatalf("kind = %q, want %q (rejected %v)", got.kind, c.kind, got.rejected)
+			got := Locate([]byte(c.text), c.old, true, -1)
+			if got.Kind != c.kind {
+				t.Fatalf("kind = %q, want %q (rejected %v)", got.Kind, c.kind, got.Rejected)
 			}
 			var spans []string
-			for _, s := range got.spans {
-				spans = append(spans, c.text[s.start:s.end])
+			for _, s := range got.Spans {
+				spans = append(spans, c.text[s.Start:s.End])
 			}
 			if diff := cmp.Diff(c.want, spans); diff != "" {
 				t.Errorf("spans (-want +got):\n%s", diff)
@@ -69,20 +69,20 @@ func TestLocateFuzzyRefusesALongSpan(t *testing.T) {
 		text.WriteString("x" + string(rune('a'+i)) + pad + "\n")
 		old.WriteString("x" + string(rune('a'+i)) + "\n")
 	}
-	got := locate([]byte(text.String()), old.String(), true, -1)
-	if got.kind != "" || len(got.rejected) != 1 || !got.rejected[0].tooBig {
-		t.Fatalf("locate = %+v, want one rejection for length", got)
+	got := Locate([]byte(text.String()), old.String(), true, -1)
+	if got.Kind != "" || len(got.Rejected) != 1 || !got.Rejected[0].TooBig {
+		t.Fatalf("Locate = %+v, want one rejection for length", got)
 	}
-	if r := got.rejected[0]; r.runes <= FuzzySpanFactor*15+FuzzySpanSlack {
-		t.Errorf("rejected span is %d characters, which the guard allows", r.runes)
+	if r := got.Rejected[0]; r.Runes <= FuzzySpanFactor*15+FuzzySpanSlack {
+		t.Errorf("rejected span is %d characters, which the guard allows", r.Runes)
 	}
 }
 
 func TestNormalFormKeepsLinesApart(t *testing.T) {
 	in := "a\u00a0b  \r\n\u201cq\u201d\n\tx\u3000\n"
 	want := "a b\n\"q\"\n\tx\n"
-	if got := string(normText([]byte(in))); got != want {
-		t.Errorf("normText = %q, want %q", got, want)
+	if got := string(NormText([]byte(in))); got != want {
+		t.Errorf("NormText = %q, want %q", got, want)
 	}
 }
 
@@ -100,34 +100,34 @@ func TestEOLAround(t *testing.T) {
 		{"x\ny\nlast", 4, 8, eolLF},
 	}
 	for _, c := range cases {
-		if got := eolAround([]byte(c.text), span{c.start, c.end}); got != c.want {
-			t.Errorf("eolAround(%q, %d-%d) = %q, want %q", c.text, c.start, c.end, got, c.want)
+		if got := EOLAround([]byte(c.text), Span{c.start, c.end}); got != c.want {
+			t.Errorf("EOLAround(%q, %d-%d) = %q, want %q", c.text, c.start, c.end, got, c.want)
 		}
 	}
-	if got := withEOL("a\nb\r\nc\n", eolCRLF); got != "a\r\nb\r\nc\r\n" {
-		t.Errorf("withEOL = %q", got)
+	if got := WithEOL("a\nb\r\nc\n", eolCRLF); got != "a\r\nb\r\nc\r\n" {
+		t.Errorf("WithEOL = %q", got)
 	}
-	if got := withEOL("a\nb", eolLF); got != "a\nb" {
-		t.Errorf("withEOL LF = %q", got)
+	if got := WithEOL("a\nb", eolLF); got != "a\nb" {
+		t.Errorf("WithEOL LF = %q", got)
 	}
 }
 
 func TestReadPrefixes(t *testing.T) {
 	numbered := "    12→func a() {\n    13→\treturn\n\n    14→}\n"
-	if !allLinesNumbered(numbered, true) {
+	if !AllLinesNumbered(numbered, true) {
 		t.Error("read output not recognised")
 	}
-	if allLinesNumbered("    12→a\nb\n", true) {
+	if AllLinesNumbered("    12→a\nb\n", true) {
 		t.Error("a line without prefix was accepted")
 	}
-	if allLinesNumbered("1\tx\n2\ty\n", false) || !allLinesNumbered("1\tx\n2\ty\n", true) {
+	if AllLinesNumbered("1\tx\n2\ty\n", false) || !AllLinesNumbered("1\tx\n2\ty\n", true) {
 		t.Error("tab prefixes: only when asked")
 	}
-	if allLinesNumbered("\n\n", true) {
+	if AllLinesNumbered("\n\n", true) {
 		t.Error("blank text taken as numbered")
 	}
-	if got, want := stripLineNumbers(numbered), "func a() {\n\treturn\n\n}\n"; got != want {
-		t.Errorf("stripLineNumbers = %q, want %q", got, want)
+	if got, want := StripLineNumbers(numbered), "func a() {\n\treturn\n\n}\n"; got != want {
+		t.Errorf("StripLineNumbers = %q, want %q", got, want)
 	}
 	for text, want := range map[string]bool{
 		"     1→package main\n     2→\n     3→func main() {}\n": true,
@@ -138,11 +138,11 @@ func TestReadPrefixes(t *testing.T) {
 		"1\ta\n2\tb\n":         false, // tabs: a TSV, not read output
 		"":                     false,
 	} {
-		if got := pastedReadOutput(text); got != want {
-			t.Errorf("pastedReadOutput(%q) = %v", text, got)
+		if got := PastedReadOutput(text); got != want {
+			t.Errorf("PastedReadOutput(%q) = %v", text, got)
 		}
 	}
-	if got := stripLineNumbers("  7→kept\nnew line\n"); got != "kept\nnew line\n" {
+	if got := StripLineNumbers("  7→kept\nnew line\n"); got != "kept\nnew line\n" {
 		t.Errorf("partial strip = %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package edit
+package textedit
 
 import (
 	"math/rand/v2"
@@ -7,7 +7,7 @@ import (
 )
 
 // patch applies changes to a and returns the new lines.
-func patch(t *testing.T, a []string, changes []change) []string {
+func patch(t *testing.T, a []string, changes []Change) []string {
 	t.Helper()
 	var out []string
 	pos := 0
@@ -61,7 +61,7 @@ func TestLineDiffIsCorrectAndShortest(t *testing.T) {
 	}
 	for range 3000 {
 		a, b := gen(), gen()
-		changes := lineDiff(a, b)
+		changes := LineDiff(a, b)
 		if got := patch(t, a, changes); strings.Join(got, "") != strings.Join(b, "") {
 			t.Fatalf("a=%q b=%q: patch gives %q", a, b, got)
 		}
@@ -85,19 +85,19 @@ func TestLineDiffPastItsCapIsStillCorrect(t *testing.T) {
 			b = append(b, "x\n")
 		}
 	}
-	changes := lineDiff(a, b)
+	changes := LineDiff(a, b)
 	if got := patch(t, a, changes); strings.Join(got, "") != strings.Join(b, "") {
 		t.Fatal("the capped diff does not turn a into b")
 	}
 }
 
 func TestUnified(t *testing.T) {
-	a := splitKeep([]byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20"))
+	a := SplitKeep([]byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20"))
 	b := append([]string(nil), a...)
 	b[1] = "two\n"
 	b = append(b[:10], b[11:]...) // drop "11"
 	b[len(b)-1] = "20!"
-	got, cut := unified("f.txt", stringLines(a), lineDiff(a, b), nil, MaxDiffBytes)
+	got, cut := unified("f.txt", StringLines(a), LineDiff(a, b), nil, MaxDiffBytes)
 	// What GNU diff -u prints for the same two files.
 	want := `--- a/f.txt
 +++ b/f.txt
@@ -128,8 +128,8 @@ func TestUnified(t *testing.T) {
 	if got != want || cut {
 		t.Errorf("unified (cut %v):\n%s\nwant:\n%s", cut, got, want)
 	}
-	ins := lineDiff(nil, []string{"a\n"})
-	if got, _ := unified("n", stringLines(nil), ins, nil, MaxDiffBytes); !strings.Contains(got, "@@ -0,0 +1 @@\n+a\n") {
+	ins := LineDiff(nil, []string{"a\n"})
+	if got, _ := unified("n", StringLines(nil), ins, nil, MaxDiffBytes); !strings.Contains(got, "@@ -0,0 +1 @@\n+a\n") {
 		t.Errorf("insertion into empty:\n%s", got)
 	}
 }
@@ -141,7 +141,7 @@ func TestUnifiedIsCut(t *testing.T) {
 		b = append(b, strings.Repeat("y", 40)+"\n")
 		_ = i
 	}
-	got, cut := unified("big", stringLines(a), lineDiff(a, b), nil, 4096)
+	got, cut := unified("big", StringLines(a), LineDiff(a, b), nil, 4096)
 	// The hunk's header counts all of it, though its lines were cut.
 	if !strings.Contains(got, "@@ -1,2000 +1,2000 @@\n-xxxx") {
 		t.Errorf("header of the cut hunk:\n%s", got[:200])
@@ -161,7 +161,7 @@ func TestPieceChangesMatchWholeDiff(t *testing.T) {
 		}
 		orig := []byte(text.String())
 		// Random disjoint pieces.
-		var pieces []piece
+		var pieces []Piece
 		for pos := 0; pos < len(orig); {
 			start := pos + r.IntN(6)
 			end := start + 1 + r.IntN(4)
@@ -172,11 +172,11 @@ func TestPieceChangesMatchWholeDiff(t *testing.T) {
 			for range r.IntN(4) {
 				repl.WriteString(alphabet[r.IntN(len(alphabet))])
 			}
-			pieces = append(pieces, piece{start: start, end: end, text: []byte(repl.String())})
+			pieces = append(pieces, Piece{Start: start, End: end, Text: []byte(repl.String())})
 			pos = end
 		}
-		newText := render(orig, pieces)
-		a := splitKeep(orig)
+		newText := Render(orig, pieces)
+		a := SplitKeep(orig)
 		got := patch(t, a, collectChanges(orig, pieces))
 		if strings.Join(got, "") != string(newText) {
 			t.Fatalf("orig %q pieces %+v: patched %q, want %q", orig, pieces, strings.Join(got, ""), newText)
@@ -192,10 +192,10 @@ func TestLineIndexAgreesWithSplitting(t *testing.T) {
 			b.WriteString([]string{"x", "\n", "yy", "\r\n"}[r.IntN(4)])
 		}
 		text := []byte(b.String())
-		lines := splitKeep(text)
-		ix := newLineIndex(text)
-		if ix.count() != len(lines) {
-			t.Fatalf("%q: count %d, want %d", text, ix.count(), len(lines))
+		lines := SplitKeep(text)
+		ix := NewLineIndex(text)
+		if ix.Count() != len(lines) {
+			t.Fatalf("%q: count %d, want %d", text, ix.Count(), len(lines))
 		}
 		starts := make([]int, len(lines))
 		for i := 1; i < len(lines); i++ {
@@ -206,7 +206,7 @@ func TestLineIndexAgreesWithSplitting(t *testing.T) {
 				break
 			}
 			i := r.IntN(len(lines))
-			if got := ix.line(i); got != lines[i] {
+			if got := ix.Line(i); got != lines[i] {
 				t.Fatalf("line(%d) = %q, want %q", i, got, lines[i])
 			}
 			off := starts[i] + r.IntN(len(lines[i]))
@@ -217,18 +217,18 @@ func TestLineIndexAgreesWithSplitting(t *testing.T) {
 	}
 }
 
-func collectChanges(orig []byte, pieces []piece) []change {
-	var out []change
-	pieceChanges(newLineIndex(orig), pieces, func(c change) { out = append(out, c) })
+func collectChanges(orig []byte, pieces []Piece) []Change {
+	var out []Change
+	PieceChanges(NewLineIndex(orig), pieces, func(c Change) { out = append(out, c) })
 	return out
 }
 
 // unified renders changes as a unified diff of at most maxBytes.
-func unified(name string, old oldLines, changes []change, display func(string) string, maxBytes int) (string, bool) {
-	d := newDiffWriter(name, old, display, maxBytes)
+func unified(name string, old OldLines, changes []Change, display func(string) string, maxBytes int) (string, bool) {
+	d := NewDiffWriter(name, old, display, maxBytes)
 	for _, ch := range changes {
-		d.add(ch)
+		d.Add(ch)
 	}
-	c := d.finish()
+	c := d.Finish()
 	return c.Diff, c.DiffTruncated
 }

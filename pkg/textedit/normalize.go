@@ -1,4 +1,4 @@
-package edit
+package textedit
 
 import (
 	"bytes"
@@ -48,8 +48,8 @@ func folds(r rune) bool {
 	return !norm.NFKC.IsNormal(buf[:n])
 }
 
-// isASCII reports whether b holds only ASCII bytes.
-func isASCII(b []byte) bool {
+// IsASCII reports whether b holds only ASCII bytes.
+func IsASCII(b []byte) bool {
 	for _, c := range b {
 		if c >= utf8.RuneSelf {
 			return false
@@ -79,10 +79,10 @@ func trimRightSpace(b []byte) []byte {
 	return b
 }
 
-// appendNormLine appends the normal form of one line (without its "\n")
+// AppendNormLine appends the normal form of one line (without its "\n")
 // to dst.
-func appendNormLine(dst, line []byte) []byte {
-	if isASCII(line) {
+func AppendNormLine(dst, line []byte) []byte {
+	if IsASCII(line) {
 		return append(dst, trimRightSpace(line)...)
 	}
 	start := len(dst)
@@ -99,16 +99,16 @@ func appendFolded(dst, src []byte) []byte {
 	return append(dst[:start], trimRightSpace(dst[start:])...)
 }
 
-// normText is the normal form of a whole text: each line normalized,
+// NormText is the normal form of a whole text: each line normalized,
 // joined by "\n".
-func normText(text []byte) []byte {
+func NormText(text []byte) []byte {
 	out := make([]byte, 0, len(text))
 	for {
 		i := bytes.IndexByte(text, '\n')
 		if i < 0 {
-			return appendNormLine(out, text)
+			return AppendNormLine(out, text)
 		}
-		out = appendNormLine(out, text[:i])
+		out = AppendNormLine(out, text[:i])
 		out = append(out, '\n')
 		text = text[i+1:]
 	}
@@ -147,7 +147,7 @@ func (w *normWindow) fill(n int) {
 		}
 		w.normStart = append(w.normStart, len(w.norm))
 		w.origStart = append(w.origStart, start)
-		w.norm = appendNormLine(w.norm, w.text[start:end])
+		w.norm = AppendNormLine(w.norm, w.text[start:end])
 		w.normEnd = append(w.normEnd, len(w.norm))
 		w.origEnd = append(w.origEnd, end)
 		if end < len(w.text) {
@@ -197,7 +197,7 @@ func (w *normWindow) toOrig(n int, isStart bool) int {
 	if isStart && col >= w.normEnd[l]-w.normStart[l] {
 		return w.origStart[l] + len(bytes.TrimSuffix(line, []byte("\r")))
 	}
-	if isASCII(line) {
+	if IsASCII(line) {
 		return w.origStart[l] + col
 	}
 	segs := lineSegments(line)

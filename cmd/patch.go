@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcode-dev/mcode/pkg/patch"
+	"github.com/mcode-dev/mcode/pkg/tool"
+)
+
+// NewCmdPatch builds `mcode patch [FILE | -] [--check] [--strip N]`.
+func NewCmdPatch(f *Factory, runF func(*CallOptions) error) *cobra.Command {
+	opts := &CallOptions{Tool: patch.Name}
+	c := &cobra.Command{
+		Use:   "patch [FILE | -] [flags]",
+		Short: "Apply a patch (Codex's format or a unified diff) to many files, all or nothing",
+		Long: `Apply a patch in Codex's format (*** Begin Patch … *** End Patch) or a
+unified diff (git diff, diff -u), read from FILE, from stdin (- or a pipe),
+or from --args '{"input": "…"}'. Every hunk is located (exact, then with
+whitespace or Unicode punctuation looked past, each tier reported) and every
+file computed before the first write; a failure puts back what was written,
+so a failed patch changes nothing. Encoding, line endings, final newline and
+mode are kept per file. Tool name: apply_patch.`,
+		Example: `  git diff > /tmp/change.diff && mcode patch /tmp/change.diff --check
+  mcode patch - <<'EOF'
+  *** Begin Patch
+  *** Update File: main.go
+  @@ func main() {
+  -	println("hi")
+  +	println("hello")
+  *** End Patch
+  EOF
+  diff -u old/a.txt new/a.txt | mcode patch --strip 1
+  mcode patch --args '{"input": "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n"}'`,
+		Args:        cobra.MaximumNArgs(1),
+		Annotations: map[string]string{annotationTool: patch.Name},
+		RunE: func(c *cobra.Command, args []string) error {
+			src := ""
+			if len(args) == 1 {
+				src = args[0]
+			} else if opts.ArgsSource == "" && !f.IO.InTTY {
+				src = "-"
+			}
+			if err := oneStdin(opts.ArgsSource, src); err != nil {
+				return err
+			}
+			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
+				return err
+			}
+			if src != "" {
+				text, err := readTextFile(c.Context(), f.IO.In, "patch", src)
+				if err != nil {
+					return err
+				}
+				opts.Args["input"] = text
+			}
+			if _, ok := opts.Args["input"]; !ok {
+				if _, ok := opts.Args["patch"]; !ok {
+					return &tool.Error{Code: tool.CodeUsage,
+						Message: "no patch given",
+						Hint:    fmt.Sprintf("give the patch as FILE, on stdin (- or a pipe), or as --args '{\"input\": \"…\"}'; usage: %s", c.UseLine())}
+				}
+			}
+			return callTool(c, f, opts, runF)
+		},
+	}
+	fl := c.Flags()
+	fl.Bool("check", false, "locate every hunk and show the result and diff, write nothing")
+	fl.Int("strip", 0, "for a unified diff: leading path components to drop from its file names, as patch -p (default: a/ and b/ dropped by themselves)")
+	addArgsFlag(c, opts)
+	return c
+}
