@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,12 +18,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcode-dev/mcode/pkg/budget"
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
-	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -379,120 +376,12 @@ func (f *Factory) Call(ctx context.Context, name string, args json.RawMessage) *
 	return d.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: f.approval()})
 }
 
-// Dispatcher is the process's one call path, built on first use from the
-// registry, the config, the agent profile and role, the tool env, the
-// budget and the time limit. Every command, mcode call, batch and serve
-// use it.
-func (f *Factory) Dispatcher() (*dispatch.Dispatcher, error) {
-	f.dispatcherOnce.Do(func() { f.dispatcher, f.dispatcherErr = f.newDispatcher() })
-	return f.dispatcher, f.dispatcherErr
-}
-
-func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
-	cfg, err := f.Config()
-	if err != nil {
-		return nil, err
-	}
-	reg, err := tool.NewRegistry(f.builtins()...)
-	if err != nil {
-		return nil, err
-	}
-	providers, err := f.providers(cfg, reg)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range providers {
-		reg.AddProvider(p)
-	}
-	profile, err := f.profile(cfg)
-	if err != nil {
-		return nil, err
-	}
-	toolEnv, err := f.toolEnv(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := outsideRoots(toolEnv.Root, cfg.Workspace.Roots, personHomePath); err != nil {
-		return nil, err
-	}
-	limit, err := f.timeout()
-	if err != nil {
-		return nil, err
-	}
-	o := dispatch.Options{
-		Registry: reg, Profile: profile, Env: toolEnv, Timeout: limit,
-		Budget: f.budget(cfg), PolicyIgnored: f.policyIgnored,
-	}
-	if err := f.guard(cfg, &o); err != nil {
-		return nil, err
-	}
-	return dispatch.New(o), nil
-}
-
 // interrupted is the error of a call that SIGINT or SIGTERM stopped.
 func interrupted() *tool.Error { return dispatch.Interrupted() }
 
 // approval is --approval, else MCODE_APPROVAL.
 func (f *Factory) approval() string {
 	return cmp.Or(f.Global.Approval, f.Getenv("MCODE_APPROVAL"))
-}
-
-// profile builds the caller's agent profile from flags, env and config.
-// --agent and MCODE_AGENT, --role and MCODE_ROLE are the caller's to
-// set, and only ever narrow: when both of a pair are given, the call gets
-// what both allow.
-func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
-	name, agent, err := f.agent(cfg)
-	if err != nil {
-		return tool.Profile{}, err
-	}
-	// The requested roles were checked with the global flags.
-	flagRole, envRole := f.Global.Role, f.Getenv("MCODE_ROLE")
-	role := tool.NarrowestRole(agent.Role, flagRole, envRole)
-	for _, asked := range []struct{ role, from string }{{flagRole, "flag --role"}, {envRole, "environment variable MCODE_ROLE"}} {
-		if asked.role != "" && asked.role != role {
-			f.ignorePolicy("role", asked.from, fmt.Sprintf("role %s is wider than %s, which applies: a role only narrows", asked.role, role))
-		}
-	}
-	return tool.Profile{
-		Agent:      name,
-		Role:       role,
-		Allowed:    agent.Tools,
-		Disallowed: agent.DisallowedTools,
-		Subtask:    agent.Subtask,
-		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
-	}, nil
-}
-
-// agent is the caller's agent, by name, with what it may use. When --agent
-// and MCODE_AGENT name two, the call gets what both allow.
-func (f *Factory) agent(cfg *config.Config) (string, config.Agent, error) {
-	named := func(name string) (config.Agent, error) {
-		agent, ok := cfg.Agents[strings.ToLower(name)]
-		if !ok && name != "default" {
-			known := make([]string, 0, len(cfg.Agents))
-			for k := range cfg.Agents {
-				known = append(known, k)
-			}
-			slices.Sort(known)
-			return agent, &tool.Error{Code: tool.CodeUsage,
-				Message: fmt.Sprintf("unknown agent %q", name),
-				Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
-		}
-		return agent, nil
-	}
-	flagName, envName := f.Global.Agent, f.Getenv("MCODE_AGENT")
-	name := cmp.Or(flagName, envName, "default")
-	agent, err := named(name)
-	if err != nil || flagName == "" || envName == "" || strings.EqualFold(flagName, envName) {
-		return name, agent, err
-	}
-	other, err := named(envName)
-	if err != nil {
-		return name, agent, err
-	}
-	f.ignorePolicy("agent", "flag --agent", fmt.Sprintf("agent %s gets no more than agent %s, which MCODE_AGENT names, allows", flagName, envName))
-	return name, config.IntersectAgents(agent, other), nil
 }
 
 // ignorePolicy records a loosening the caller asked for and did not get.
@@ -506,57 +395,3 @@ func (f *Factory) ignorePolicy(key, layer, why string) {
 // PolicyIgnored are the loosenings of the policy this call asked for and
 // did not get, from every layer (result.policy_ignored).
 func (f *Factory) PolicyIgnored() []config.Ignored { return f.policyIgnored }
-
-// timeout is the --timeout limit, or -1 when it is not given (each tool
-// then has its own; 0 is no limit).
-func (f *Factory) timeout() (time.Duration, error) {
-	if f.Global.Timeout == "" {
-		return -1, nil
-	}
-	d, err := config.ParseDuration(f.Global.Timeout)
-	if err != nil {
-		return 0, &tool.Error{Code: tool.CodeUsage, Message: "--timeout: " + err.Error(),
-			Hint: "e.g. --timeout 90 or --timeout 2m"}
-	}
-	return d, nil
-}
-
-// toolEnv is what a running tool may know of its caller.
-func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
-	root, err := f.RootDir()
-	if err != nil {
-		return nil, err
-	}
-	var live io.Writer
-	if f.IO.OutTTY && f.outputForm() == outputText {
-		live = f.IO.Out
-	}
-	if f.serving && cfg.Bash.AutoBackgroundAfter == exec.AutoBackgroundAfter {
-		// Under MCP clients' usual 60 s request limit, unless the config
-		// asks for another time.
-		served := *cfg
-		served.Bash.AutoBackgroundAfter = exec.AutoBackgroundServe
-		cfg = &served
-	}
-	return &tool.Env{
-		Live:             live,
-		Root:             root,
-		DataDir:          f.HomeDir(),
-		UserHome:         f.userHome(),
-		Session:          f.Getenv("MCODE_SESSION"),
-		Config:           cfg,
-		Now:              f.Now,
-		Stderr:           f.IO.ErrOut,
-		StderrIsTerminal: f.IO.ErrTTY,
-		Getenv:           f.Getenv,
-	}, nil
-}
-
-// budget moves an oversized output to MCODE_HOME/tool-outputs.
-func (f *Factory) budget(cfg *config.Config) budget.Budget {
-	return budget.Budget{
-		MaxInlineBytes: cfg.ToolResultCompaction.MaxInlineKiB * 1024,
-		Dir:            filepath.Join(f.HomeDir(), budget.DirName),
-		Now:            f.Now,
-	}
-}

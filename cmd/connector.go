@@ -10,10 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
-	"github.com/mcode-dev/mcode/pkg/guard/approval"
-	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -111,37 +108,6 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
-// connectorOf builds the connector of this caller: the servers its agent
-// may use.
-func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connector.Connector, error) {
-	root, err := f.RootDir()
-	if err != nil {
-		return nil, err
-	}
-	_, agent, err := f.agent(cfg)
-	if err != nil {
-		return nil, err
-	}
-	exe, _ := f.Executable() // without it, servers start without their warden
-	servers, untrusted := f.trustedServers(cfg, connector.Servers(cfg, agent.McpServers), root)
-	conn := &connector.Connector{
-		WardenExe: exe,
-		Servers:   servers,
-		Untrusted: untrusted,
-		DataDir:   f.HomeDir(),
-		Root:      root,
-		Getenv:    f.Getenv,
-		Version:   version,
-		Now:       f.Now,
-		Spawn: spawn.Settings{Root: root, DataDir: f.HomeDir(), Sandbox: cfg.Sandbox,
-			EnvSanitize: cfg.Bash.EnvSanitize, EnvAllow: cfg.Bash.EnvAllow},
-	}
-	f.closersMu.Lock()
-	f.closers = append(f.closers, conn.Close)
-	f.closersMu.Unlock()
-	return conn, nil
-}
-
 // connectorRun runs one connector operation and wraps it in an envelope.
 func (f *Factory) connectorRun(ctx context.Context, name string, op func(context.Context, *connector.Connector) (*tool.Response, error)) *tool.Envelope {
 	start := time.Now()
@@ -185,34 +151,6 @@ func (f *Factory) connectorCall(ctx context.Context, name string, args json.RawM
 			Hint:    "name an MCP tool as SERVER__TOOL (or SERVER/TOOL); `mcode connector tools` lists them, `mcode call` calls built-in tools"})
 	}
 	return f.Call(ctx, name, args)
-}
-
-// trustedServers splits the servers: those of the person's own config,
-// or whose definition a person trusted, start as usual; the others (a
-// config the caller can write defines them) are never started.
-func (f *Factory) trustedServers(cfg *config.Config, all []connector.Server, root string) ([]connector.Server, []connector.UntrustedServer) {
-	var ok []connector.Server
-	var held []connector.UntrustedServer
-	var store *approval.Store
-	for _, s := range all {
-		if s.Config.Trust != config.TrustUntrusted {
-			ok = append(ok, s)
-			continue
-		}
-		def := s.Config
-		layer := def.Layer
-		def.Trust, def.Layer = "", ""
-		u := tool.NewUntrusted("mcp server", s.Name, layer, root, def)
-		if store == nil {
-			store = f.approvals(cfg)
-		}
-		if store.Trusted(u.Digest) {
-			ok = append(ok, s)
-			continue
-		}
-		held = append(held, connector.UntrustedServer{Server: s, Def: u})
-	}
-	return ok, held
 }
 
 // untrustedServers stands for the tools of the MCP servers no person has

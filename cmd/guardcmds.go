@@ -390,7 +390,7 @@ func NewCmdAudit(f *Factory) *cobra.Command {
 			if err != nil {
 				return finish(f, tool.NewEnvelope("audit", nil, err))
 			}
-			log := audit.Open(f.HomeDir(), cfg.Audit.MaxMiB, f.Now)
+			log := f.auditLog(cfg)
 			entries, bad, err := log.Read(filter)
 			if err != nil {
 				return finish(f, tool.NewEnvelope("audit", nil, fmt.Errorf("reading %s: %w", log.Path, err)))
@@ -439,4 +439,16 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("--since %s: expected a duration (90s, 2h) or a time (2026-12-01, 2026-12-01T10:00:00Z)", strconv.Quote(s))
+}
+
+// guardError turns a store error into the contract's shape.
+func guardError(err error) error {
+	if ae, ok := err.(*approval.Error); ok {
+		code := tool.CodeNotFound
+		if ae.Code != "unknown" {
+			code = tool.CodeUsage
+		}
+		return &tool.Error{Code: code, Message: ae.Error(), Hint: "`mcode approve` lists the approvals and their state"}
+	}
+	return err
 }

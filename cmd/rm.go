@@ -1,10 +1,6 @@
 package cmd
 
 import (
-	"bufio"
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
@@ -51,30 +47,4 @@ func jsonSafe(args []string) []string {
 		out[i] = fsutil.DisplayPath(a)
 	}
 	return out
-}
-
-// rmAsker returns who can answer rm's questions: the person at the
-// terminal that standard input is, asked on stderr after prefix, or
-// nobody (nil), in which case rm refuses rather than waits for an answer
-// that cannot come.
-func (f *Factory) rmAsker(prefix string) trash.Asker {
-	if !f.IO.InTTY {
-		return nil
-	}
-	in := bufio.NewReader(f.IO.In)
-	return func(question string) (bool, error) {
-		fmt.Fprint(f.IO.ErrOut, prefix+question)
-		return readYes(in)
-	}
-}
-
-// readYes reads one answer line: yes when it starts with y or Y (rm's
-// rpmatch in the C locale); end of input is no.
-func readYes(in *bufio.Reader) (bool, error) {
-	line, err := in.ReadString('\n')
-	if err != nil && line == "" {
-		return false, nil
-	}
-	line = strings.TrimLeft(line, " \t")
-	return strings.HasPrefix(line, "y") || strings.HasPrefix(line, "Y"), nil
 }

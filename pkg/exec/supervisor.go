@@ -24,8 +24,9 @@ import (
 
 // SupervisorArg is the hidden first argument that makes mcode a task
 // supervisor: `mcode __exec-supervisor [TASKDIR]` (the folder, when known
-// at the start, only names the task for ps; the spec carries it). cmd.Main
-// dispatches it before anything else: no command tree, no config.
+// at the start, only names the task for ps; the spec carries it). cmd/
+// starts the process (its hidden commands) before anything else: no
+// command tree, no config; Supervise is its work.
 const SupervisorArg = "__exec-supervisor"
 
 // A supervisor is a detached mcode process that owns one command's process
@@ -102,13 +103,10 @@ func SupervisorStreams() SupervisorIO {
 	return SupervisorIO{Control: os.Stdin, Events: proctree.InheritedFile(3, "events"), Stderr: os.Stderr}
 }
 
-// Supervise is the supervisor process's main: args are what follows
-// SupervisorArg. It returns the process exit status.
-func Supervise(args []string, sio SupervisorIO) int {
-	if len(args) > 1 {
-		fmt.Fprintf(sio.Stderr, "usage: mcode %s [TASKDIR]\n", SupervisorArg)
-		return 2
-	}
+// Supervise is the work of a supervisor process: it reads the spec and
+// the commands from sio.Control, runs the command and reports on
+// sio.Events. It returns the process exit status.
+func Supervise(sio SupervisorIO) int {
 	var sendMu sync.Mutex
 	send := func(ev event) {
 		data, _ := json.Marshal(ev)

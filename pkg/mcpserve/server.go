@@ -93,7 +93,7 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 			Name:        def.Name,
 			Description: def.Description,
 			InputSchema: def.InputSchema,
-			Annotations: Annotations(t),
+			Annotations: annotations(t),
 			Meta:        Meta(t),
 		}, s.handler(def.Name))
 	}
@@ -115,13 +115,13 @@ func servable(schema json.RawMessage) error {
 	return nil
 }
 
-// Annotations are the MCP hints of a tool, from its declared facts (the
-// same as tools list --format mcp shows).
-func Annotations(t *tool.Tool) *mcp.ToolAnnotations {
-	f := t.Facts
+// annotations are the go-sdk's form of a tool's MCP hints
+// (tool.Facts.MCPAnnotations).
+func annotations(t *tool.Tool) *mcp.ToolAnnotations {
+	a := t.Facts.MCPAnnotations()
 	return &mcp.ToolAnnotations{
-		ReadOnlyHint: f.ReadOnly, DestructiveHint: &f.Destructive,
-		IdempotentHint: f.Idempotent, OpenWorldHint: &f.OpenWorld,
+		ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: &a.DestructiveHint,
+		IdempotentHint: a.IdempotentHint, OpenWorldHint: &a.OpenWorldHint,
 	}
 }
 

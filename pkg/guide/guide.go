@@ -1,7 +1,7 @@
-// Package skill writes SKILL.md, the Agent Skills guide that teaches a
+// Package guide writes SKILL.md, the Agent Skills guide that teaches a
 // model to use mcode from bash, from the tools this agent and role may
 // call, so it is never stale.
-package skill
+package guide
 
 import (
 	_ "embed"
@@ -27,7 +27,7 @@ const FileName = "SKILL.md"
 // when to use it (Agent Skills: at most 1024 characters).
 const description = "Use the mcode CLI from bash to read, search, write, edit and delete files and to run commands and background tasks, each call printing one JSON result with limited output, stable error codes and exit codes. Use it instead of cat, grep, find, sed -i and rm in a coding task."
 
-//go:embed skill.md
+//go:embed guide.md
 var source string
 
 // page is parsed on first use: other commands do not pay for it.
