@@ -8,11 +8,13 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/osdirs"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -113,6 +115,17 @@ func (f *Factory) Config() (*config.Config, error) {
 			names = f.EnvNames
 		}
 		f.config, f.policyIgnored, f.configErr = loadConfig(f.configFiles(), f.Getenv, names())
+		if f.configErr == nil {
+			// The key that seals a person's approvals is a secret of
+			// mcode's own: hidden from everything the sandbox holds, and
+			// from mcode's tools by the same path policy.
+			fromEnv, trusted, _ := f.userConfigDirs()
+			for _, d := range []string{trusted, fromEnv} {
+				if d != "" && !slices.Contains(f.config.Sandbox.ReadDeny, filepath.Join(d, approval.KeyFile)) {
+					f.config.Sandbox.ReadDeny = append(f.config.Sandbox.ReadDeny, filepath.Join(d, approval.KeyFile))
+				}
+			}
+		}
 	})
 	return f.config, f.configErr
 }
