@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -24,6 +25,27 @@ func openDirHandle(path string) (dirHandle, error) {
 		return dirHandle{fd: -1}, err
 	}
 	return dirHandle{fd: fd}, nil
+}
+
+// openDirPath is openDirHandle for a path held NUL-terminated in a
+// reused buffer: the walk opens every folder so, without building (and
+// converting) a string for each.
+func openDirPath(pathz []byte) (dirHandle, error) {
+	if bytes.IndexByte(pathz, 0) != len(pathz)-1 {
+		return dirHandle{fd: -1}, unix.EINVAL // no NUL, or one inside: another path
+	}
+	cwd := unix.AT_FDCWD
+	for {
+		fd, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(&pathz[0])),
+			uintptr(unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC), 0, 0, 0)
+		switch errno {
+		case 0:
+			return dirHandle{fd: int(fd)}, nil
+		case unix.EINTR:
+			continue
+		}
+		return dirHandle{fd: -1}, errno
+	}
 }
 
 func (d dirHandle) close() { _ = unix.Close(d.fd) }
@@ -105,7 +127,8 @@ func modeType(mode uint32) entryType {
 }
 
 // readFile reads the regular file name into buf (grown as needed, and
-// returned for reuse) if it is at most maxSize bytes. A read of a regular
+// returned for reuse; firstReadSize when it has no room at all) if it is
+// at most maxSize bytes. A read of a regular
 // file returns less than asked only at its end, so most files cost one
 // openat, one read and one close: fstat runs only when the first read
 // fills the buffer (to learn the size) or when the caller needs the
@@ -137,7 +160,7 @@ func (d dirHandle) readFile(name string, buf []byte, maxSize int64, wantStat boo
 			return nil, buf, info, nil
 		}
 	}
-	if cap(buf) < firstReadSize {
+	if cap(buf) == 0 {
 		buf = make([]byte, firstReadSize)
 	}
 	buf = buf[:cap(buf)]

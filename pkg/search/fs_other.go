@@ -27,6 +27,11 @@ func openDirHandle(path string) (dirHandle, error) {
 	return dirHandle{path: path}, nil
 }
 
+// openDirPath is openDirHandle for a NUL-terminated path.
+func openDirPath(pathz []byte) (dirHandle, error) {
+	return openDirHandle(string(pathz[:max(0, len(pathz)-1)]))
+}
+
 func (d dirHandle) close() {}
 
 func (d dirHandle) readEntries(buf []byte, fn func(name []byte, typ entryType)) ([]byte, error) {

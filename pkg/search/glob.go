@@ -256,7 +256,16 @@ func (g *globRun) add(wk *worker, d dirHandle, rel, name string) {
 	if g.p.Sort == SortModified {
 		_, h.mtime, _, _ = d.lstat(name)
 	}
-	gw.top.add(h, g.p.Limit, g.p.Sort)
+	if gw.top.wants(&h, g.p.Sort) {
+		h.rel = strings.Clone(rel) // rel is the walk's scratch
+		if gw.top.hits == nil {
+			// Room for what add holds before it trims (4 × limit): a
+			// large tree fills it anyway, and growing it by doubling
+			// would leave twice that as garbage.
+			gw.top.hits = make([]fileHit, 0, min(4*g.p.Limit+1, 1024))
+		}
+		gw.top.add(h, g.p.Limit, g.p.Sort)
+	}
 }
 
 func (g *globRun) result(complete, lift bool) *GlobResult {

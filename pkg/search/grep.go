@@ -395,7 +395,7 @@ func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 		g.workers[wk.id].symlinks++ // not followed, as ripgrep does: their targets are searched where they live
 		return
 	}
-	g.search(wk, d, rel, name, MaxFileSize)
+	g.search(wk, d, strings.Clone(rel), name, MaxFileSize) // rel is the walk's scratch; a hit keeps it
 }
 
 func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int64) {

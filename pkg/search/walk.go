@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/mcode-dev/mcode/pkg/sensitive"
 )
@@ -83,7 +84,9 @@ func (s *walkStats) topIgnoredDirs(n int) []string {
 
 // visitor receives what the walk finds. Calls come from several workers
 // at once; each worker passes its own *worker. Paths are relative to the
-// walk's base.
+// walk's base. The rel and name strings passed are valid only during the
+// call (they point into the worker's scratch buffers, which the next
+// entry or folder overwrites): a visitor clones what it keeps.
 type visitor interface {
 	// wantFile is asked before the sensitive and ignore rules are, so
 	// that only files the caller wants count as skipped.
@@ -101,12 +104,31 @@ type worker struct {
 	stats   walkStats
 	dirBuf  []byte // getdents scratch
 	fileBuf []byte // file contents scratch
+	ruleBuf []byte // ignore files scratch: small, as they are
+	// One folder's entries: their names one after another in nameBuf,
+	// viewed as strings (no allocation per entry) while it is read.
+	nameBuf []byte
 	names   []dirent
+	relBuf  []byte // the path of the entry being judged
+	pathBuf []byte // the absolute path of the folder opened, NUL-terminated
+	subdirs []dirJob
 }
 
 type dirent struct {
-	name string
-	typ  entryType
+	start, end uint32 // where the name is in nameBuf
+	typ        entryType
+}
+
+// name is an entry's name, valid while the worker reads its folder.
+func (wk *worker) name(e dirent) string { return view(wk.nameBuf[e.start:e.end]) }
+
+// view is b as a string, without a copy: valid while b's bytes are not
+// changed (appending to b beyond its length leaves them as they are).
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 type dirJob struct {
@@ -240,7 +262,12 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 	if w.stop.Load() {
 		return
 	}
-	d, err := openDirHandle(w.abs(job.rel))
+	wk.pathBuf = append(wk.pathBuf[:0], w.base...)
+	if job.rel != "" {
+		wk.pathBuf = append(append(wk.pathBuf, filepath.Separator), filepath.FromSlash(job.rel)...)
+	}
+	wk.pathBuf = append(wk.pathBuf, 0)
+	d, err := openDirPath(wk.pathBuf)
 	if err != nil {
 		wk.stats.unreadable++
 		if len(wk.stats.unreadableDirs) < maxIgnoredExamples {
@@ -249,9 +276,11 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		return
 	}
 	defer d.close()
-	wk.names = wk.names[:0]
+	wk.names, wk.nameBuf = wk.names[:0], wk.nameBuf[:0]
 	wk.dirBuf, err = d.readEntries(wk.dirBuf, func(name []byte, typ entryType) {
-		wk.names = append(wk.names, dirent{name: string(name), typ: typ})
+		start := len(wk.nameBuf)
+		wk.nameBuf = append(wk.nameBuf, name...)
+		wk.names = append(wk.names, dirent{start: uint32(start), end: uint32(len(wk.nameBuf)), typ: typ})
 	})
 	if err != nil {
 		wk.stats.unreadable++
@@ -265,7 +294,7 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		// A work tree inside the walk (another repository, a submodule):
 		// its index decides what is tracked below here.
 		for _, e := range wk.names {
-			if e.name == ".git" {
+			if wk.name(e) == ".git" {
 				abs := w.abs(job.rel)
 				if r := openRepo(abs, filepath.Join(abs, ".git"), e.typ == typeDir, w.git); r != nil {
 					job.repo, job.repoRel, job.tracked = r, job.rel, false
@@ -278,35 +307,37 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 	if w.useIgnore {
 		for _, f := range ignoreFiles {
 			for _, e := range wk.names {
-				if e.name == f && e.typ != typeDir {
+				if wk.name(e) == f && e.typ != typeDir {
 					rs = rs.push(w.readRules(wk, d, job.rel, prefix+f, f))
 				}
 			}
 		}
 	}
-	var subdirs []dirJob
+	subdirs := wk.subdirs[:0]
 	for _, e := range wk.names {
+		name := wk.name(e)
 		typ := e.typ
 		if typ == typeUnknown {
-			typ, _, _, _ = d.lstat(e.name)
+			typ, _, _, _ = d.lstat(name)
 		}
 		isDir := typ == typeDir
-		if e.name == ".git" && w.skipGit {
+		if name == ".git" && w.skipGit {
 			continue
 		}
-		rel := prefix + e.name
-		if isDir && !w.visit.enterDir(rel, e.name) && !w.wantDirs {
+		wk.relBuf = append(append(wk.relBuf[:0], prefix...), name...)
+		rel := view(wk.relBuf)
+		if isDir && !w.visit.enterDir(rel, name) && !w.wantDirs {
 			continue
 		}
-		if !isDir && (typ == typeFile || typ == typeSymlink) && !w.visit.wantFile(rel, e.name) {
+		if !isDir && (typ == typeFile || typ == typeSymlink) && !w.visit.wantFile(rel, name) {
 			continue
 		}
-		if sensitive.MatchName(e.name, isDir) {
+		if sensitive.MatchName(name, isDir) {
 			wk.stats.sensitive++
 			continue
 		}
 		if w.useIgnore {
-			excluded, tracked := job.exclusion(rs, rel, e.name, isDir)
+			excluded, tracked := job.exclusion(rs, rel, name, isDir)
 			if excluded {
 				wk.stats.ignored++
 				if isDir && len(wk.stats.ignoredDirs) < maxIgnoredExamples {
@@ -315,15 +346,15 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 				continue
 			}
 			if tracked && isDir {
-				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, e.name)
+				subdirs = w.addDir(wk, d, subdirs, dirJob{rel: strings.Clone(rel), rules: rs, tracked: true, repo: job.repo, repoRel: job.repoRel}, name)
 				continue
 			}
 		}
 		switch typ {
 		case typeDir:
-			subdirs = w.addDir(wk, d, subdirs, dirJob{rel: rel, rules: rs, repo: job.repo, repoRel: job.repoRel}, e.name)
+			subdirs = w.addDir(wk, d, subdirs, dirJob{rel: strings.Clone(rel), rules: rs, repo: job.repo, repoRel: job.repoRel}, name)
 		case typeFile, typeSymlink:
-			w.visit.file(wk, d, rel, e.name, typ)
+			w.visit.file(wk, d, rel, name, typ)
 		default:
 			wk.stats.special++
 		}
@@ -332,6 +363,7 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		}
 	}
 	w.push(subdirs)
+	wk.subdirs = subdirs[:0] // push copied them
 }
 
 // addDir reports a folder to the visitor and queues it unless pruned.
@@ -380,9 +412,17 @@ func (job *dirJob) trackedPath(rel string, isDir bool) bool {
 // maxIgnoreFileSize bounds the ignore files read; bigger ones are not rules.
 const maxIgnoreFileSize = 4 << 20
 
+// ignoreReadSize is the first buffer for ignore files (most are a few
+// hundred bytes): a glob reads nothing else, and a file buffer's 256 KiB
+// per worker would bring a garbage collection forward.
+const ignoreReadSize = 8 << 10
+
 func (w *walker) readRules(wk *worker, d dirHandle, base, source, name string) *ruleSet {
-	data, buf, _, err := d.readFile(name, wk.fileBuf, maxIgnoreFileSize, false)
-	wk.fileBuf = buf
+	if wk.ruleBuf == nil {
+		wk.ruleBuf = make([]byte, ignoreReadSize)
+	}
+	data, buf, _, err := d.readFile(name, wk.ruleBuf, maxIgnoreFileSize, false)
+	wk.ruleBuf = buf
 	if err != nil || data == nil {
 		return nil
 	}
