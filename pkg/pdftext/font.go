@@ -3,6 +3,7 @@ package pdftext
 import (
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
 	"golang.org/x/text/encoding/charmap"
@@ -92,12 +93,27 @@ func (f *fontDecoder) decode(raw string) []rune {
 	return out
 }
 
-func utf16Runes(s string) []rune {
-	u := make([]uint16, 0, len(s)/2)
+func utf16Runes(s string) []rune { return appendUTF16(nil, s) }
+
+// appendUTF16 appends the text of big-endian UTF-16 s to out, as
+// utf16.Decode does (a lone surrogate is U+FFFD), without building the
+// code units first.
+func appendUTF16(out []rune, s string) []rune {
 	for i := 0; i+1 < len(s); i += 2 {
-		u = append(u, uint16(s[i])<<8|uint16(s[i+1]))
+		u := rune(s[i])<<8 | rune(s[i+1])
+		if utf16.IsSurrogate(u) && i+3 < len(s) {
+			if r := utf16.DecodeRune(u, rune(s[i+2])<<8|rune(s[i+3])); r != utf8.RuneError {
+				out = append(out, r)
+				i += 2
+				continue
+			}
+		}
+		if utf16.IsSurrogate(u) {
+			u = utf8.RuneError
+		}
+		out = append(out, u)
 	}
-	return utf16.Decode(u)
+	return out
 }
 
 // cmap is a ToUnicode CMap: code space ranges, single codes and ranges.
@@ -136,8 +152,16 @@ func (m *cmap) decodeTo(out []rune, raw string) []rune {
 			off := bigEndian(code) - bigEndian(rg.lo)
 			if rg.array != nil {
 				if off < len(rg.array) {
-					out = append(out, utf16Runes(rg.array[off])...)
+					out = appendUTF16(out, rg.array[off])
 				}
+			} else if d := bigEndian(rg.dst) + off; len(rg.dst) == 2 && d <= 0xffff {
+				// The common case, one code unit that does not carry out
+				// of its two bytes: the arithmetic below without a copy.
+				u := rune(d)
+				if utf16.IsSurrogate(u) {
+					u = utf8.RuneError
+				}
+				out = append(out, u)
 			} else if rg.dst != "" {
 				b := []byte(rg.dst)
 				carry := off
@@ -146,7 +170,7 @@ func (m *cmap) decodeTo(out []rune, raw string) []rune {
 					b[i] = byte(sum)
 					carry = sum >> 8
 				}
-				out = append(out, utf16Runes(string(b))...)
+				out = appendUTF16(out, string(b))
 			}
 			break
 		}
@@ -376,7 +400,7 @@ func (f *fontDecoder) glyphs(out []glyph, text []rune, raw string, m *fontMetric
 		case f.cmap != nil:
 			text = f.cmap.decodeTo(text, code)
 		case f.utf16:
-			text = append(text, utf16Runes(code)...)
+			text = appendUTF16(text, code)
 		case f.opaque:
 		default:
 			text = append(text, f.simple[code[0]])

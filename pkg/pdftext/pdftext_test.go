@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 	"unsafe"
 
 	"github.com/ledongthuc/pdf"
@@ -246,4 +247,39 @@ func FuzzOpen(f *testing.F) {
 		case <-time.After(2 * time.Second):
 		}
 	})
+}
+
+// appendUTF16 decodes as utf16.Decode does: pairs, lone surrogates
+// (U+FFFD), an odd last byte (dropped).
+func TestAppendUTF16(t *testing.T) {
+	for _, s := range []string{"", "\x00A", "\x00A\x00", "\xd8\x3d\xde\x00", "\xd8\x3d", "\xde\x00\x00B",
+		"\xd8\x3d\xd8\x3d\xde\x00", "\xdb\xff\xdf\xff\x00C", "\xff\xfe"} {
+		var u []uint16
+		for i := 0; i+1 < len(s); i += 2 {
+			u = append(u, uint16(s[i])<<8|uint16(s[i+1]))
+		}
+		if got, want := string(appendUTF16([]rune("x"), s)), "x"+string(utf16.Decode(u)); got != want {
+			t.Errorf("appendUTF16(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// A bfrange destination counted up past a byte, into the surrogates and
+// past U+FFFF decodes the same through the shortcut as by the bytes.
+func TestCMapRangeDestination(t *testing.T) {
+	m := &cmap{chars: map[string][]rune{}, ranges: []cmapRange{{lo: "\x00\x00", hi: "\xff\xff", dst: "\xd7\xf0"}}}
+	m.space[1] = [][2]string{{"\x00\x00", "\xff\xff"}}
+	for _, code := range []int{0, 0x0f, 0x10, 0x80f, 0x810, 0x280f, 0x2810, 0xffff} {
+		b := []byte{0xd7, 0xf0}
+		carry := code
+		for i := len(b) - 1; i >= 0 && carry > 0; i-- {
+			sum := int(b[i]) + carry
+			b[i] = byte(sum)
+			carry = sum >> 8
+		}
+		want := string(utf16.Decode([]uint16{uint16(b[0])<<8 | uint16(b[1])}))
+		if got := string(m.decode(string([]byte{byte(code >> 8), byte(code)}))); got != want {
+			t.Errorf("code %#x: %q, want %q", code, got, want)
+		}
+	}
 }

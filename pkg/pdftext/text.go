@@ -91,6 +91,7 @@ func (d *Doc) PageSpans(n int) (page *Page, err error) {
 	}
 	e := d.newExtractor(true)
 	e.run(contents, pg.resources, 0)
+	e.endSpan()
 	page.Spans = e.spans
 	return page, nil
 }
@@ -116,6 +117,11 @@ type extractor struct {
 	maxSpans int
 	glyphBuf []glyph // reused by every string shown
 	runeBuf  []rune
+	// pending is the text of the last span while strings drawn right
+	// after it still join it (kerned text comes a few glyphs at a time):
+	// its Text is made once, when the next span starts or the page ends.
+	pending []byte
+	textBuf []byte // the text of the string shown
 }
 
 // MaxSpans bounds the strings one page's layout keeps.
@@ -188,13 +194,14 @@ func (e *extractor) showSpan(raw string) {
 	ts := &e.ts
 	trm := e.tm.mul(e.ctm)
 	x0, y0 := trm.point(0, ts.rise)
-	var b strings.Builder
 	e.glyphBuf, e.runeBuf = ts.font.dec.glyphs(e.glyphBuf[:0], e.runeBuf[:0], raw, ts.font.metrics)
+	text := e.textBuf[:0]
 	for _, r := range e.runeBuf {
 		if r != utf8.RuneError && r != 0 {
-			b.WriteRune(r)
+			text = utf8.AppendRune(text, r)
 		}
 	}
+	e.textBuf = text
 	for _, g := range e.glyphBuf {
 		tx := g.width/1000*ts.size + ts.charSpace
 		if g.space {
@@ -203,10 +210,10 @@ func (e *extractor) showSpan(raw string) {
 		e.tm = e.tm.translated(tx*ts.scale, 0)
 	}
 	x1, _ := e.tm.mul(e.ctm).point(0, ts.rise)
-	if b.Len() == 0 {
+	if len(text) == 0 {
 		return
 	}
-	sp := Span{Text: b.String(), X: x0, Y: y0, End: x1, Size: ts.size * math.Hypot(trm[2], trm[3])}
+	sp := Span{X: x0, Y: y0, End: x1, Size: ts.size * math.Hypot(trm[2], trm[3])}
 	if m := ts.font.metrics; m != nil {
 		sp.Bold, sp.Italic = m.bold, m.italic
 	}
@@ -216,13 +223,23 @@ func (e *extractor) showSpan(raw string) {
 		last := &e.spans[n-1]
 		if last.Y == sp.Y && last.Size == sp.Size && last.Bold == sp.Bold && last.Italic == sp.Italic &&
 			math.Abs(sp.X-last.End) < 0.1*sp.Size {
-			last.Text += sp.Text
+			e.pending = append(e.pending, text...)
 			last.End = sp.End
 			return
 		}
 	}
 	if len(e.spans) < e.maxSpans {
+		e.endSpan()
 		e.spans = append(e.spans, sp)
+		e.pending = append(e.pending[:0], text...)
+	}
+}
+
+// endSpan gives the last span its text.
+func (e *extractor) endSpan() {
+	if n := len(e.spans); n > 0 && len(e.pending) > 0 {
+		e.spans[n-1].Text = string(e.pending)
+		e.pending = e.pending[:0]
 	}
 }
 
@@ -249,7 +266,12 @@ func (e *extractor) moveTo(nx, ny float64) {
 	e.x, e.y, e.lastX, e.lastY, e.positioned = nx, ny, nx, ny, true
 }
 
+// show writes a string's text for PageText (PageSpans, collecting,
+// builds its spans instead).
 func (e *extractor) show(s string) {
+	if e.collect {
+		return
+	}
 	if e.enc == nil {
 		e.b.WriteString(strings.ToValidUTF8(s, ""))
 		return
