@@ -74,6 +74,7 @@ var subcommands = []subcommand{
 	{name: "approve", build: NewCmdApprove},
 	{name: "deny", build: NewCmdDeny},
 	{name: "audit", build: NewCmdAudit},
+	{name: "sandbox", build: NewCmdSandbox},
 	{name: "version", build: NewCmdVersion},
 	{name: "man", build: NewCmdMan, wholeTree: true},
 }
@@ -113,9 +114,8 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 script, a model's bash tool) every command prints exactly one JSON object on
 stdout ({"ok", "tool", "output", "result", "truncated", "continuation",
 "archived", "error", "duration_ms"}); on a terminal it prints the text, and
--o json|text chooses. It exits with a code a script can branch on: 0 ok,
-1 tool failure, 2 usage, 75 approval required, 77 denied, 124 timeout,
-130 interrupted; mcode bash exits with the command's own status.
+-o json|text chooses. It exits with a code a script can branch on:
+` + tool.ExitCodesLine() + `; mcode bash exits with the command's own status.
 
 Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		SilenceErrors: true,
@@ -136,7 +136,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 	root.Flags().BoolP("version", "v", false, "print the version (as mcode version)")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Global.Root, "root", "", "workspace root; relative paths resolve here (env MCODE_ROOT; default: current directory)")
-	pf.StringVar(&f.Global.Config, "config", "", "config file (env MCODE_CONFIG; default: ./.mcode.yaml, then $XDG_CONFIG_HOME/mcode/config.yaml)")
+	pf.StringVar(&f.Global.Config, "config", "", "config file in place of the workspace's ./.mcode.yaml (env MCODE_CONFIG); it may tighten the policy of the system and user files, never loosen it")
 	pf.StringVar(&f.Global.Agent, "agent", "", "agent profile whose tool set applies (env MCODE_AGENT; default: default)")
 	pf.StringVar(&f.Global.Role, "role", "", "role that narrows the tool set: "+strings.Join(tool.Roles, ", ")+" (env MCODE_ROLE)")
 	pf.StringVarP(&f.Global.Output, "output", "o", "", "output form: "+strings.Join(outputForms, " or ")+" (env MCODE_OUTPUT; default: text on a terminal, else json)")

@@ -52,6 +52,20 @@ func (s *scope) literal(w *syntax.Word) (string, bool) {
 // backslash quotes the next character; inside double quotes only before
 // $ ` " \ and newline. A backslash-newline disappears.
 func unescape(s string, dquoted bool) string {
+	if !dquoted {
+		return unescapeBefore(s, "")
+	}
+	return unescapeBefore(s, "$`\"\\")
+}
+
+// unescapeHereDoc removes backslashes as bash does in an unquoted
+// here-document: before $ ` \ and newline only.
+func unescapeHereDoc(s string) string { return unescapeBefore(s, "$`\\") }
+
+// unescapeBefore drops a backslash before a newline (with the newline)
+// and before one of special, keeping the character; "" takes every
+// character as special.
+func unescapeBefore(s, special string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
@@ -65,7 +79,7 @@ func unescape(s string, dquoted bool) string {
 		switch {
 		case next == '\n':
 			i++
-		case !dquoted || strings.IndexByte("$`\"\\", next) >= 0:
+		case special == "" || strings.IndexByte(special, next) >= 0:
 			b.WriteByte(next)
 			i++
 		default:
@@ -76,7 +90,8 @@ func unescape(s string, dquoted bool) string {
 }
 
 // hasGlob reports an unquoted glob or brace expansion: bash turns such a
-// command name into whatever files or words match.
+// command name into whatever files or words match. A [ with no ] after
+// it is no pattern ([ -f x ] is test).
 func hasGlob(w *syntax.Word) bool {
 	for _, p := range w.Parts {
 		switch p := p.(type) {
@@ -86,8 +101,12 @@ func hasGlob(w *syntax.Word) bool {
 				switch v[i] {
 				case '\\':
 					i++
-				case '*', '?', '[', '{':
+				case '*', '?', '{':
 					return true
+				case '[':
+					if strings.IndexByte(v[i+1:], ']') >= 0 {
+						return true
+					}
 				}
 			}
 		case *syntax.ExtGlob, *syntax.BraceExp:
