@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-pdf/fpdf"
 	"golang.org/x/image/font/gofont/gobold"
@@ -65,6 +66,8 @@ type piece struct {
 	strike bool
 	code   bool
 	space  bool
+	run    int // the run the text is from, and where in its text it starts
+	off    int
 }
 
 type pdfLine struct {
@@ -90,6 +93,8 @@ type pdfWriter struct {
 	// which would make two renders differ: each width is used once.
 	pixelWidths map[int]bool
 	shown       map[string]*loadedImage // image source → what was embedded
+	polls       int                     // see stopped
+	halted      bool
 }
 
 // padToUniqueWidth returns the picture as a PNG with transparent columns
@@ -119,35 +124,11 @@ type widthKey struct {
 }
 
 func (j *job) pdf(out io.Writer, doc *Doc) error {
-	paper := "A4"
-	if j.p.Paper == PaperLtr {
-		paper = "Letter"
-	}
-	f := fpdf.New("P", "pt", paper, "")
-	f.SetCompression(true)
-	f.SetCatalogSort(true)
-	f.SetCreationDate(zipTime)
-	f.SetModificationDate(zipTime)
-	f.SetAutoPageBreak(false, 0)
-	f.SetMargins(pdfMargin, pdfMargin, pdfMargin)
-	title := doc.Title()
-	f.SetTitle(title, true)
-	if a := doc.MetaString("author"); a != "" {
-		f.SetAuthor(a, true)
-	}
-	f.SetCreator("mcode render", true)
-	w := &pdfWriter{job: j, f: f, cover: j.p.Cover, widths: map[widthKey]float64{}, registered: map[string]string{}, lastLevel: -1,
-		pixelWidths: map[int]bool{}, shown: map[string]*loadedImage{}}
-	w.pageW, w.pageH = f.GetPageSize()
-	w.fonts = map[fontKey][]byte{
-		{famSans, ""}: goregular.TTF, {famSans, "B"}: gobold.TTF, {famSans, "I"}: goitalic.TTF, {famSans, "BI"}: gobolditalic.TTF,
-		{famMono, ""}: gomono.TTF, {famMono, "B"}: gomonobold.TTF,
-	}
-	primary, err := sfnt.Parse(goregular.TTF)
+	w, err := newPDFWriter(j, doc.Title(), doc.MetaString("author"))
 	if err != nil {
 		return err
 	}
-	w.primary = &fontFace{font: primary}
+	f := w.f
 	if err := w.findFallback(doc); err != nil {
 		return err
 	}
@@ -159,6 +140,9 @@ func (j *job) pdf(out io.Writer, doc *Doc) error {
 	if err := w.blocks(doc.Blocks, pdfMargin, w.pageW-2*pdfMargin, ""); err != nil {
 		return err
 	}
+	if err := j.ctx.Err(); err != nil {
+		return err // what the layout did after the deadline is cut short
+	}
 	if err := f.Error(); err != nil {
 		return fmt.Errorf("pdf: %w", err)
 	}
@@ -169,6 +153,40 @@ func (j *job) pdf(out io.Writer, doc *Doc) error {
 	}
 	_, err = out.Write(tagSubsets(buf.Bytes()))
 	return err
+}
+
+// newPDFWriter starts a PDF on the job's paper, with the Go fonts ready
+// to register.
+func newPDFWriter(j *job, title, author string) (*pdfWriter, error) {
+	paper := "A4"
+	if j.p.Paper == PaperLtr {
+		paper = "Letter"
+	}
+	f := fpdf.New("P", "pt", paper, "")
+	f.SetCompression(true)
+	f.SetCatalogSort(true)
+	f.SetCreationDate(zipTime)
+	f.SetModificationDate(zipTime)
+	f.SetAutoPageBreak(false, 0)
+	f.SetMargins(pdfMargin, pdfMargin, pdfMargin)
+	f.SetTitle(title, true)
+	if author != "" {
+		f.SetAuthor(author, true)
+	}
+	f.SetCreator("mcode render", true)
+	w := &pdfWriter{job: j, f: f, cover: j.p.Cover, widths: map[widthKey]float64{}, registered: map[string]string{}, lastLevel: -1,
+		pixelWidths: map[int]bool{}, shown: map[string]*loadedImage{}}
+	w.pageW, w.pageH = f.GetPageSize()
+	w.fonts = map[fontKey][]byte{
+		{famSans, ""}: goregular.TTF, {famSans, "B"}: gobold.TTF, {famSans, "I"}: goitalic.TTF, {famSans, "BI"}: gobolditalic.TTF,
+		{famMono, ""}: gomono.TTF, {famMono, "B"}: gomonobold.TTF,
+	}
+	primary, err := sfnt.Parse(goregular.TTF)
+	if err != nil {
+		return nil, err
+	}
+	w.primary = &fontFace{font: primary}
+	return w, nil
 }
 
 // tagSubsets names each embedded font as the subset it is ("ABCDEF+name",
@@ -552,7 +570,7 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 			cur = nil
 		}
 	}
-	for _, run := range runs {
+	for ri, run := range runs {
 		if run.Break {
 			end()
 			out = append(out, atom{pieces: []piece{{text: "\n"}}})
@@ -568,12 +586,19 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 		if style == "IB" {
 			style = "BI"
 		}
-		for _, r := range run.Text {
+		for i, r := range run.Text {
+			if w.stopped() {
+				end()
+				return out
+			}
 			if r == '\t' {
 				r = ' '
 			}
+			if unicode.IsControl(r) {
+				continue
+			}
 			k, ok := w.fontFor(r, run.Mono, style)
-			if !ok || unicode.IsControl(r) {
+			if !ok {
 				continue
 			}
 			rw := w.width(k, size, r)
@@ -596,12 +621,14 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 					cur = &atom{}
 				}
 			}
-			n := len(cur.pieces)
-			if n > 0 && cur.pieces[n-1].font == k && cur.pieces[n-1].link == run.Link && cur.pieces[n-1].strike == run.Strike && cur.pieces[n-1].code == run.Mono {
-				cur.pieces[n-1].text += string(r)
-				cur.pieces[n-1].w += rw
+			// A piece is a slice of its run's text, grown in place while the
+			// characters follow one another in one font: building it by
+			// concatenation would copy a long word once per character.
+			if last := lastPiece(cur.pieces); last != nil && last.run == ri && last.off+len(last.text) == i && last.font == k {
+				last.text = run.Text[last.off : i+utf8.RuneLen(r)]
+				last.w += rw
 			} else {
-				cur.pieces = append(cur.pieces, piece{text: string(r), font: k, size: size, w: rw, link: run.Link, strike: run.Strike, code: run.Mono})
+				cur.pieces = append(cur.pieces, piece{text: run.Text[i : i+utf8.RuneLen(r)], run: ri, off: i, font: k, size: size, w: rw, link: run.Link, strike: run.Strike, code: run.Mono})
 			}
 			cur.w += rw
 			if wide {
@@ -612,6 +639,28 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 	}
 	end()
 	return out
+}
+
+func lastPiece(ps []piece) *piece {
+	if len(ps) == 0 {
+		return nil
+	}
+	return &ps[len(ps)-1]
+}
+
+// stopped is true once the time limit has passed; the loops over
+// characters ask it for each one and it looks at the deadline every
+// pollEvery asks. Once stopped, what the loops return is cut short and
+// the render ends with the context's error.
+func (w *pdfWriter) stopped() bool {
+	if w.halted {
+		return true
+	}
+	w.polls++
+	if w.polls%pollEvery == 0 && w.ctx.Err() != nil {
+		w.halted = true
+	}
+	return w.halted
 }
 
 // wrap breaks runs into lines at most width wide, measuring each
@@ -645,7 +694,7 @@ func (w *pdfWriter) wrap(runs []Run, width, size float64, base string) []pdfLine
 		}
 		if a.w > width {
 			// A word wider than the line is cut where it must be.
-			for _, p := range splitPieces(a.pieces, width-cur.w, width, w) {
+			for _, p := range w.splitPieces(a.pieces, width-cur.w, width) {
 				if cur.w+p.w > width+0.01 && len(cur.pieces) > 0 {
 					push()
 				}
@@ -664,27 +713,36 @@ func (w *pdfWriter) wrap(runs []Run, width, size float64, base string) []pdfLine
 }
 
 // splitPieces cuts pieces into chunks that fit: the first into room, the
-// others into width.
-func splitPieces(ps []piece, room, width float64, w *pdfWriter) []piece {
+// others into width. Each chunk is a slice of its piece's text.
+func (w *pdfWriter) splitPieces(ps []piece, room, width float64) []piece {
 	var out []piece
 	for _, p := range ps {
-		chunk := piece{font: p.font, size: p.size, link: p.link, strike: p.strike, code: p.code}
-		for _, r := range p.text {
-			rw := w.width(p.font, p.size, r)
-			if chunk.w+rw > room && chunk.text != "" {
-				out = append(out, chunk)
-				chunk = piece{font: p.font, size: p.size, link: p.link, strike: p.strike, code: p.code}
-				room = width
+		from := 0
+		cw := 0.0
+		for i, r := range p.text {
+			if w.stopped() {
+				return out
 			}
-			chunk.text += string(r)
-			chunk.w += rw
+			rw := w.width(p.font, p.size, r)
+			if cw+rw > room && i > from {
+				out = append(out, p.slice(from, i, cw))
+				from, cw, room = i, 0, width
+			}
+			cw += rw
 		}
-		if chunk.text != "" {
-			room -= chunk.w
-			out = append(out, chunk)
+		if from < len(p.text) {
+			room -= cw
+			out = append(out, p.slice(from, len(p.text), cw))
 		}
 	}
 	return out
+}
+
+// slice is the piece's text from byte i to j, w wide.
+func (p piece) slice(i, j int, w float64) piece {
+	q := p
+	q.text, q.off, q.w = p.text[i:j], p.off+i, w
+	return q
 }
 
 // drawLine sets a line's pieces from x on the baseline, joining pieces of
@@ -734,6 +792,9 @@ func (w *pdfWriter) code(text string, x, width float64) {
 	defer func() { w.decos = w.decos[:len(w.decos)-1] }()
 	w.line(4, func(float64) {})
 	for _, src := range strings.Split(text, "\n") {
+		if w.stopped() {
+			return
+		}
 		var pieces []piece
 		src = strings.ReplaceAll(src, "\t", "    ")
 		for _, a := range w.atoms([]Run{{Text: src, Mono: true}}, codePt, "") {
@@ -742,7 +803,7 @@ func (w *pdfWriter) code(text string, x, width float64) {
 		// Code keeps its spaces and breaks anywhere.
 		var lines []pdfLine
 		cur := pdfLine{}
-		for _, p := range splitPieces(pieces, width-12, width-12, w) {
+		for _, p := range w.splitPieces(pieces, width-12, width-12) {
 			if cur.w+p.w > width-12+0.01 && len(cur.pieces) > 0 {
 				lines = append(lines, cur)
 				cur = pdfLine{}
@@ -938,3 +999,7 @@ func (w *pdfWriter) picture(img *Image, x, width float64) {
 		w.f.ImageOptions(name, x+(width-iw)/2, top, drawn, ih, false, fpdf.ImageOptions{}, 0, "")
 	})
 }
+
+// pollEvery is how many characters the layout loops handle between two
+// looks at the deadline.
+const pollEvery = 1024
