@@ -105,7 +105,14 @@ func indentXML(depth int) string {
 	if depth == 0 {
 		return ""
 	}
-	return fmt.Sprintf(`<w:ind w:left="%d"/>`, depth*docxIndent)
+	return fmt.Sprintf(`<w:ind w:left="%d"/>`, docxIndentAt(depth))
+}
+
+// docxIndentAt is the left indent of list depth, in twips: one step a
+// level, as far as leaves the text minIndentedShare of the width.
+func docxIndentAt(depth int) int {
+	maxIndent := (1 - minIndentedShare) * docxTextW * 1440
+	return min(depth*docxIndent, int(maxIndent))
 }
 
 func (w *docxWriter) list(b Block, depth int, pstyle string) error {
@@ -136,7 +143,7 @@ func (w *docxWriter) list(b Block, depth int, pstyle string) error {
 		num := fmt.Sprintf(`<w:numPr><w:ilvl w:val="%d"/><w:numId w:val="%d"/></w:numPr>`, min(depth, 8), numID)
 		if it.Task != nil {
 			// The check box is the item's mark: no bullet beside it.
-			num = fmt.Sprintf(`<w:ind w:left="%d" w:hanging="360"/>`, (depth+1)*docxIndent)
+			num = fmt.Sprintf(`<w:ind w:left="%d" w:hanging="360"/>`, docxIndentAt(depth+1))
 		}
 		w.para("ListParagraph", num, first, "")
 		if err := w.blocks(rest, depth+1, pstyle); err != nil {
@@ -278,7 +285,7 @@ func (w *docxWriter) picture(img *Image, depth int) {
 	}
 	w.nPics++
 	w.counts.Images++
-	cw, ch := fit(im.Width, im.Height, 914400, float64(emu(docxTextW-float64(depth)*0.5)), float64(emu(docxMaxImgH)))
+	cw, ch := fit(im.Width, im.Height, 914400, float64(emu(docxTextW-float64(docxIndentAt(depth))/1440)), float64(emu(docxMaxImgH)))
 	fmt.Fprintf(&w.body, `<w:p><w:pPr>%s</w:pPr><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="%d" cy="%d"/><wp:docPr id="%d" name="Picture %d" descr="%s"/><wp:cNvGraphicFramePr><a:graphicFrameLocks noChangeAspect="1"/></wp:cNvGraphicFramePr><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="%d" name="Picture %d" descr="%s"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="%s"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="%d" cy="%d"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`,
 		indentXML(depth), int64(cw), int64(ch), w.nPics, w.nPics, esc(img.Alt), w.nPics, w.nPics, esc(img.Alt), id, int64(cw), int64(ch))
 }
@@ -296,7 +303,7 @@ func (w *docxWriter) numbering() string {
 				fmtVal, text = formats[l%3], fmt.Sprintf("%%%d.", l+1)
 			}
 			fmt.Fprintf(&b, `<w:lvl w:ilvl="%d"><w:start w:val="1"/><w:numFmt w:val="%s"/><w:lvlText w:val="%s"/><w:lvlJc w:val="left"/><w:pPr><w:ind w:left="%d" w:hanging="360"/></w:pPr></w:lvl>`,
-				l, fmtVal, text, (l+1)*docxIndent)
+				l, fmtVal, text, docxIndentAt(l+1))
 		}
 		b.WriteString(`</w:abstractNum>`)
 	}

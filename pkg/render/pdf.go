@@ -416,7 +416,8 @@ func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
 				w.f.SetFillColor(191, 191, 191)
 				w.f.Rect(bar, top, 2.5, h, "F")
 			})
-			err := w.blocks(b.Children, x+quoteIndent, width-quoteIndent, "I")
+			qx, qw := w.indented(x, width, quoteIndent)
+			err := w.blocks(b.Children, qx, qw, "I")
 			w.decos = w.decos[:len(w.decos)-1]
 			if err != nil {
 				return err
@@ -438,6 +439,15 @@ func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
 	return nil
 }
 
+// indented is the left edge and width of a block nested step further in
+// than x, width: as far as leaves it a share of the text width
+// (minIndentedShare); deeper blocks line up with it, so that text nested
+// forty deep stays on the page.
+func (w *pdfWriter) indented(x, width, step float64) (float64, float64) {
+	step = max(0, min(step, width-minIndentedShare*(w.pageW-2*pdfMargin)))
+	return x + step, width - step
+}
+
 func (w *pdfWriter) list(b Block, x, width float64, base string, depth int) error {
 	for i, it := range b.Items {
 		marker := "•"
@@ -454,21 +464,21 @@ func (w *pdfWriter) list(b Block, x, width float64, base string, depth int) erro
 			}
 		}
 		rest := it.Blocks
-		ix := x + listIndent + float64(len(marker)-1)*2
+		ix, iw := w.indented(x, width, listIndent+float64(len(marker)-1)*2)
 		if len(rest) > 0 && rest[0].Kind == Para {
-			w.paragraphMarker(rest[0].Runs, ix, width-(ix-x), bodyPt, base, "", marker)
+			w.paragraphMarker(rest[0].Runs, ix, iw, bodyPt, base, "", marker)
 			rest = rest[1:]
 		} else {
-			w.paragraphMarker([]Run{{Text: " "}}, ix, width-(ix-x), bodyPt, base, "", marker)
+			w.paragraphMarker([]Run{{Text: " "}}, ix, iw, bodyPt, base, "", marker)
 		}
 		for _, c := range rest {
 			if c.Kind == List {
-				if err := w.list(c, ix, width-(ix-x), base, depth+1); err != nil {
+				if err := w.list(c, ix, iw, base, depth+1); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := w.blocks([]Block{c}, ix, width-(ix-x), base); err != nil {
+			if err := w.blocks([]Block{c}, ix, iw, base); err != nil {
 				return err
 			}
 		}

@@ -339,7 +339,10 @@ func (w *pptxWriter) textBlock(b Block, level int, r *rels) []string {
 }
 
 func (w *pptxWriter) paragraphAt(runs []Run, pt, level int, bullet string, r *rels) string {
-	ppr := fmt.Sprintf(`<a:pPr marL="%d" lvl="%d" indent="%d">%s</a:pPr>`, level*bulletIndent, max(level-1, 0), -min(level, 1)*bulletIndent, bullet)
+	// One step a level, as far as leaves the text minIndentedShare of the
+	// slide's width; DrawingML has nine levels (lvl 0–8).
+	marL := min(int64(level)*bulletIndent, int64((1-minIndentedShare)*float64(w.w-2*slideMargin)))
+	ppr := fmt.Sprintf(`<a:pPr marL="%d" lvl="%d" indent="%d">%s</a:pPr>`, marL, min(max(level-1, 0), 8), -min(level, 1)*bulletIndent, bullet)
 	if level == 0 {
 		ppr = `<a:pPr marL="0" indent="0">` + bullet + `</a:pPr>`
 	}

@@ -32,6 +32,10 @@ const (
 	Timeout      = 5 * time.Minute
 )
 
+// minIndentedShare is the share of the text width a nested block keeps
+// in every format: quotes and lists indent no further than leaves it.
+const minIndentedShare = 0.5
+
 // Formats, in the order help lists them.
 var Formats = []string{"docx", "xlsx", "pptx", "pdf"}
 
