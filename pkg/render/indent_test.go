@@ -111,8 +111,8 @@ func TestDeepNestingIndentsAreBounded(t *testing.T) {
 	doc := deepDoc() + strings.Repeat("  ", deepLevels) + "- ![pic](pic.png)\n"
 	for _, c := range []struct {
 		format, part string
-		attr       *regexp.Regexp
-		limit      int64
+		attr         *regexp.Regexp
+		limit        int64
 	}{
 		{"docx", "word/document.xml", regexp.MustCompile(`w:left="(-?\d+)"`), 4515},
 		{"docx", "word/numbering.xml", regexp.MustCompile(`w:left="(-?\d+)"`), 4515},
