@@ -83,7 +83,8 @@ type pdfWriter struct {
 	y          float64
 	cover      bool
 	primary    *fontFace
-	fallback   *fontFace
+	fallRunes  map[rune]bool // what the fallback font has
+	fallFamily string        // its family name in the PDF
 	widths     map[widthKey]float64
 	decos      []func(top, h float64)
 	lastLevel  int
@@ -274,8 +275,13 @@ func (w *pdfWriter) findFallback(doc *Doc) error {
 	sort.Slice(missing, func(a, b int) bool { return missing[a] < missing[b] })
 	face, lack := w.fallbackFace(missing)
 	if face != nil && len(lack) < len(missing) {
-		w.fallback = face
-		w.fonts[fontKey{famFall, ""}] = face.data
+		if err := w.useFallback(face, missing, lack); err != nil {
+			w.warn("font %s cannot be used: %v", face.path, err)
+			lack = missing
+		}
+	}
+	if face != nil {
+		face.close()
 	}
 	var cjk, other []rune
 	for _, r := range lack {
@@ -291,11 +297,42 @@ func (w *pdfWriter) findFallback(doc *Doc) error {
 			msg += fmt.Sprintf(" (the best, %s, lacks them)", face.path)
 		}
 		return &tool.Error{Code: tool.CodeNotFound, Message: msg,
-			Hint: fmt.Sprintf("install a CJK font with TrueType outlines (apt-get install %s), or name one in the config key render.fonts; CFF fonts such as fonts-noto-cjk cannot be embedded", CJKPackage)}
+			Hint: fmt.Sprintf("install a CJK font (apt-get install %s), or name a font file (.ttf, .otf, .ttc, .otc) in the config key render.fonts", CJKPackage)}
 	}
 	if len(other) > 0 {
 		w.warn("no font has the characters %s; they are left out of the PDF (name a font that has them in render.fonts)", sample(other))
 	}
+	return nil
+}
+
+// useFallback makes face the fallback font for the characters of missing
+// it has (all but lack): a TrueType font of just their glyphs, whatever
+// the outlines of face (see trueTypeSubset), named after face.
+func (w *pdfWriter) useFallback(face *fontFace, missing, lack []rune) error {
+	lacks := map[rune]bool{}
+	for _, r := range lack {
+		lacks[r] = true
+	}
+	has := map[rune]bool{}
+	var runes []rune
+	for _, r := range missing {
+		if !lacks[r] {
+			has[r] = true
+			runes = append(runes, r)
+		}
+	}
+	data, err := trueTypeSubset(face.font, runes, face.os2)
+	if err != nil {
+		return err
+	}
+	family := famFall
+	for _, r := range strings.ToLower(face.name()) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			family += string(r)
+		}
+	}
+	w.fallRunes, w.fallFamily = has, family
+	w.fonts[fontKey{family, ""}] = data
 	return nil
 }
 
@@ -518,10 +555,10 @@ func (w *pdfWriter) paragraphMarker(runs []Run, x, width, size float64, base, al
 // fonts a document uses are embedded.
 func (w *pdfWriter) setFont(k fontKey, size float64) {
 	if data, ok := w.fonts[k]; ok {
-		if k.family != famFall {
+		if k.family != w.fallFamily {
 			// A copy: the PDF writer edits glyph data in the bytes it is
 			// given, which would change the next render of this process
-			// (the fallback is read from disk for each render).
+			// (the fallback is built for each render).
 			data = bytes.Clone(data)
 		}
 		w.f.AddUTF8FontFromBytes(k.family, k.style, data)
@@ -553,8 +590,8 @@ func (w *pdfWriter) fontFor(r rune, mono bool, style string) (fontKey, bool) {
 		}
 		return fontKey{famSans, style}, true
 	}
-	if w.fallback != nil && w.fallback.has(r) {
-		return fontKey{famFall, ""}, true
+	if w.fallRunes[r] {
+		return fontKey{w.fallFamily, ""}, true
 	}
 	return fontKey{}, false
 }
