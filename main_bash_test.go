@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/internal/peer"
+	"github.com/mcode-dev/mcode/pkg/proctree"
 )
 
 // These tests run the real mcode CLI (the test binary under the name
@@ -84,7 +85,7 @@ func killTasksOf(home string) {
 			for _, e := range entries {
 				if bytes.Contains(cmdline, []byte("\x00"+filepath.Join(tasks, e.Name())+"\x00")) ||
 					bytes.Contains(append([]byte{0}, environ...), []byte("\x00MCODE_BASH_JOB="+e.Name()+"\x00")) {
-					syscall.Kill(pid, syscall.SIGKILL)
+					proctree.ForceKill(pid)
 				}
 			}
 		}
@@ -128,7 +129,7 @@ func TestBashInterruptedBySignal(t *testing.T) {
 			}
 			t.Cleanup(func() {
 				for _, pid := range running(arg) {
-					syscall.Kill(pid, syscall.SIGKILL)
+					proctree.ForceKill(pid)
 				}
 			})
 			for deadline := time.Now().Add(20 * time.Second); len(running(arg)) == 0; time.Sleep(20 * time.Millisecond) {

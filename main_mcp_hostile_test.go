@@ -25,7 +25,8 @@ func TestMCPServeHostileServer(t *testing.T) {
  {"name": "deep", "inputSchema": {"type": "object", "properties": {"x": {"type": "array", "items": {"allOf": [{"$ref": "#/properties/x"}, {"$ref": "#/properties/x"}]}}}}}
 ]`
 	cfg := "mcpServers:\n  h:\n    command: mcptest\n    env: {MCPTEST_MODE: raw, MCPTEST_TOOLS: \"" + filepath.Join(c.Dir, "tools.json") + "\"}\n"
-	for name, data := range map[string]string{"tools.json": tools, ".mcode.yaml": cfg, "a.txt": "alpha\n"} {
+	personConfig(t, c, cfg)
+	for name, data := range map[string]string{"tools.json": tools, "a.txt": "alpha\n"} {
 		if err := os.WriteFile(filepath.Join(c.Dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}

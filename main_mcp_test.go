@@ -312,6 +312,13 @@ func TestMCPServeGuard(t *testing.T) {
 	if res, _ := call("datetime"); !res.IsError {
 		t.Error("the approval ran the call twice")
 	}
+	// approve and deny are a person's, never tools a client may call.
+	for _, name := range []string{"approve", "deny"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"id": id}})
+		if err == nil && !res.IsError {
+			t.Errorf("tools/call %s was served: %+v", name, res)
+		}
+	}
 }
 
 // A client that declares elicitation is asked, for its user, about a

@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -120,6 +124,7 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			"envelope": cmdEnvelope,
 			"json":     cmdJSON,
 			"jsonenv":  cmdJSONEnv,
+			"webserve": cmdWebServe,
 		},
 	}
 }
@@ -346,4 +351,43 @@ func jsonField(ts *testscript.TestScript, path string) string {
 		got = strings.TrimSpace(buf.String())
 	}
 	return got
+}
+
+// webserve DIR serves the script's folder DIR on 127.0.0.1 until the
+// script ends, as $WEB (http://127.0.0.1:PORT) and $WEBPORT, and logs
+// each request's method and path to $WORK/web.log. Beside the files:
+// /redirect?to=URL answers 302 to URL; /etag answers 304 to its ETag.
+func cmdWebServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: webserve DIR")
+	}
+	files := http.FileServer(http.Dir(ts.MkAbs(args[0])))
+	logPath := ts.MkAbs("web.log")
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintf(f, "%s %s\n", r.Method, r.URL.RequestURI())
+			f.Close()
+		}
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/redirect":
+			w.Header().Set("Location", r.URL.Query().Get("to"))
+			w.WriteHeader(http.StatusFound)
+		case "/etag":
+			w.Header().Set("ETag", `"v1"`)
+			if r.Header.Get("If-None-Match") == `"v1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			fmt.Fprintln(w, "version one")
+		default:
+			files.ServeHTTP(w, r)
+		}
+	}))
+	ts.Defer(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	ts.Setenv("WEB", srv.URL)
+	ts.Setenv("WEBPORT", u.Port())
 }

@@ -26,6 +26,7 @@ type envKey struct {
 // a few words.
 var enumValues = map[string]string{
 	"bash.envSanitize":    "strict",
+	"bash.shell":          "pwsh",
 	"guard.defaultPolicy": "deny",
 	"agents.probe.role":   "explore",
 	// guard.paths.*: allow, require_approval, deny

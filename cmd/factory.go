@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
+	"github.com/mcode-dev/mcode/pkg/osdirs"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -128,17 +130,15 @@ func (f *Factory) RootDir() (string, error) {
 	return abs, nil
 }
 
-// HomeDir is the data directory: MCODE_HOME, else $XDG_DATA_HOME/mcode,
-// else ~/.local/share/mcode; always absolute, since the paths in it are
-// handed on (receipts, tasks) to calls that may run elsewhere.
+// HomeDir is the data directory: MCODE_HOME, else the platform's place
+// for it (osdirs.DataHome: $XDG_DATA_HOME/mcode or ~/.local/share/mcode,
+// ~/Library/Application Support/mcode on macOS, %LOCALAPPDATA%\mcode on
+// Windows); always absolute, since the paths in it are handed on
+// (receipts, tasks) to calls that may run elsewhere.
 func (f *Factory) HomeDir() string {
 	h := f.Getenv("MCODE_HOME")
 	if h == "" {
-		if x := f.Getenv("XDG_DATA_HOME"); x != "" {
-			h = filepath.Join(x, "mcode")
-		} else {
-			h = filepath.Join(f.userHome(), ".local", "share", "mcode")
-		}
+		h = filepath.FromSlash(osdirs.DataHome(runtime.GOOS, f.Getenv, f.userHome()))
 	}
 	if cwd, err := f.Getwd(); err == nil && !filepath.IsAbs(h) {
 		h = filepath.Join(cwd, h)
@@ -151,6 +151,9 @@ func (f *Factory) HomeDir() string {
 // protect the home directory and find the user's trash.
 func (f *Factory) userHome() string {
 	if h := f.Getenv("HOME"); h != "" {
+		return h
+	}
+	if h := f.Getenv("USERPROFILE"); h != "" && runtime.GOOS == "windows" {
 		return h
 	}
 	if u, err := user.Current(); err == nil {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -151,6 +152,13 @@ var policyCases = []policyCase{
 		personSays: "read,grep", tightened: "read",
 	},
 	{
+		key: "fetch.allowHosts", person: "fetch: {allowHosts: [127.0.0.1, intranet.example]}",
+		loosen: "fetch: {allowHosts: [169.254.169.254]}", tighten: "fetch: {allowHosts: [intranet.example]}",
+		loosenEnv: [2]string{"MCODE_FETCH_ALLOWHOSTS", "169.254.169.254"}, tightenEnv: [2]string{"MCODE_FETCH_ALLOWHOSTS", "intranet.example"},
+		effect:     func(c *config.Config) string { return strings.Join(c.Fetch.AllowHosts, ",") },
+		personSays: "127.0.0.1,intranet.example", tightened: "intranet.example",
+	},
+	{
 		key: "agents.reviewer.disallowedTools", person: "agents: {reviewer: {disallowedTools: [bash]}}",
 		loosen: "", tighten: "agents: {reviewer: {disallowedTools: [grep]}}",
 		tightenEnv: [2]string{"MCODE_AGENTS_REVIEWER_DISALLOWEDTOOLS", "grep"},
@@ -233,13 +241,12 @@ func saysIgnored(ignored []config.Ignored, key, layer string) bool {
 // here with the test that covers it.
 func TestEveryPolicyKeyHasACase(t *testing.T) {
 	elsewhere := map[string]string{
-		"hooks":            "guard_hooks.txtar: an untrusted command hook waits for a person's trust",
-		"mcpServers":       "connector.txtar: an untrusted server is not started before trust",
-		"tools.custom":     "cmdtool.txtar and TestLayersDoNotLeakIntoEachOther",
-		"tools.dirs":       "TestEveryConfigKeyFromEnv: the dirs of an untrusted layer are untrusted",
-		"sandbox":          "the sandbox's own tests",
-		"fetch.allowHosts": "fetch's own tests",
-		"agents":           "the agents.reviewer cases above",
+		"hooks":        "guard_hooks.txtar: an untrusted command hook waits for a person's trust",
+		"mcpServers":   "connector.txtar: an untrusted server is not started before trust",
+		"tools.custom": "cmdtool.txtar and TestLayersDoNotLeakIntoEachOther",
+		"tools.dirs":   "TestEveryConfigKeyFromEnv: the dirs of an untrusted layer are untrusted",
+		"sandbox":      "the sandbox's own tests",
+		"agents":       "the agents.reviewer cases above",
 	}
 	covered := map[string]bool{}
 	for _, pc := range policyCases {
@@ -255,6 +262,20 @@ func TestEveryPolicyKeyHasACase(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("policy key %s has no case", k)
+		}
+	}
+}
+
+// The safety page names every policy key (one list in the code, the page
+// written from it).
+func TestSafetyPageNamesEveryPolicyKey(t *testing.T) {
+	page, err := os.ReadFile("../docs/safety.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range config.PolicyKeys {
+		if !strings.Contains(string(page), "`"+k) {
+			t.Errorf("docs/safety.md does not name the policy key %s", k)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/extract"
+	"github.com/mcode-dev/mcode/pkg/fetch"
 	"github.com/mcode-dev/mcode/pkg/filetype"
 	"github.com/mcode-dev/mcode/pkg/patch"
 	"github.com/mcode-dev/mcode/pkg/read"
@@ -55,10 +56,14 @@ func (f *Factory) builtinTools() []*tool.Tool {
 		artifact.VerifyTool(), artifact.FetchTool(), artifact.ExtractTool(), artifact.SyncTool(),
 		extract.Tool(),
 		filetype.Tool(),
+		fetch.Tool(fetch.Options{UserAgent: userAgent()}),
 		todo.WriteTool(), todo.ReadTool(),
 		skills.ListTool(), skills.LoadTool(readFile),
 	}
 }
+
+// userAgent is what fetch sends: mcode/VERSION.
+func userAgent() string { return "mcode/" + version }
 
 // readFile is read's paging for the files of a skill.
 func readFile(ctx context.Context, env *tool.Env, path string, offset, limit int) (*tool.Response, error) {

@@ -48,6 +48,7 @@ var subcommands = []subcommand{
 	{name: "read", build: func(f *Factory) *cobra.Command { return NewCmdRead(f, nil) }},
 	{name: "extract", build: func(f *Factory) *cobra.Command { return NewCmdExtract(f, nil) }},
 	{name: "filetype", build: func(f *Factory) *cobra.Command { return NewCmdFiletype(f, nil) }},
+	{name: "fetch", build: func(f *Factory) *cobra.Command { return NewCmdFetch(f, nil) }},
 	{name: "rm", build: func(f *Factory) *cobra.Command { return NewCmdRm(f, nil) }},
 	{name: "trash", build: func(f *Factory) *cobra.Command { return NewCmdTrash(f, nil) }},
 	{name: "shim", build: NewCmdShim},

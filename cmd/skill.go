@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcode-dev/mcode/pkg/fetch"
 	"github.com/mcode-dev/mcode/pkg/skill"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -80,6 +81,7 @@ func skillRun(c *cobra.Command, f *Factory, opts *SkillOptions) *tool.Envelope {
 		}
 		data.Tools = append(data.Tools, skill.Entry{Name: t.Name, Usage: usage, Summary: skill.Summary(def.Description), Mode: t.Mode})
 		names = append(names, t.Name)
+		data.Web = data.Web || t.Name == fetch.Name
 	}
 	text, err := skill.Render(data)
 	if err != nil {

@@ -478,6 +478,49 @@ PY
   bench P16w "  whole text: mcode extract big.docx" "$MCODE extract $work/big.docx" "pandoc -t markdown" "pandoc -t markdown $work/big.docx"
   bench P16p "mcode extract big.pdf ($(pdfinfo "$work/big.pdf" 2>/dev/null | awk '/^Pages:/ {print $2}') pages)" "$MCODE extract $work/big.pdf" "pdftotext big.pdf -" "pdftotext $work/big.pdf -"
 fi
+if want P22; then
+  # A 2 MB article page (navigation, ads, a sidebar and a footer around
+  # the text) from a server on 127.0.0.1, which the user config lets
+  # fetch reach. First fetch (cache emptied before each run) against
+  # curl | pandoc; the same URL again (a cache hit: no request) against
+  # P1. Targets: first <= 1x the peer, second <= 1.2x P1.
+  need pandoc curl
+  mkdir -p "$work/p22/www" "$work/p22/config/mcode"
+  python3 - "$work/p22/www/article.html" <<'PY'
+import sys
+words = "the reader keeps a bounded buffer while the server streams its answer over a slow link".split()
+out = ['<!doctype html><html><head><meta charset="utf-8"><title>A long article - Bench Site</title>',
+       '<script>var tracking = {};</script><style>.ad{color:red}</style></head><body>',
+       '<header><nav>' + " ".join('<a href="/s%d">Section %d</a>' % (i, i) for i in range(40)) + '</nav></header>',
+       '<div class="ad">ADVERTISEMENT</div><main><article><h1>A long article</h1>']
+i = 0
+while sum(len(x) for x in out) < 2_000_000:
+    i += 1
+    if i % 20 == 0:
+        out.append('<h2>Part %d</h2>' % (i // 20))
+    if i % 35 == 0:
+        out.append('<ul>' + "".join('<li>item %d of the list</li>' % k for k in range(5)) + '</ul>')
+    if i % 50 == 0:
+        out.append('<pre><code>for i := 0; i &lt; n; i++ {\n\tsum += i\n}</code></pre>')
+    out.append('<p>' + " ".join(words[(i + k) % len(words)] for k in range(90)) +
+               ' See <a href="/notes/%d">note %d</a>.</p>' % (i, i))
+out.append('</article></main><aside class="sidebar"><div class="ad">Sponsored</div></aside><footer>footer</footer></body></html>')
+open(sys.argv[1], "w").write("\n".join(out))
+PY
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  # timeout: the server ends by itself even if this script stops early.
+  timeout 900 python3 -m http.server "$port" --bind 127.0.0.1 -d "$work/p22/www" >/dev/null 2>&1 &
+  p22_server=$!
+  for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/article.html" && break; sleep 0.1; done
+  echo 'fetch: {allowHosts: [127.0.0.1]}' >"$work/p22/config/mcode/config.yaml"
+  url="http://127.0.0.1:$port/article.html"
+  p22_env="XDG_CONFIG_HOME=$work/p22/config"
+  PREPARE="rm -rf $MCODE_HOME/cache/fetch" bench P22 "fetch a 2 MB article, first time" \
+    "$p22_env $MCODE fetch $url >/dev/null" "curl -s | pandoc" "curl -s $url | pandoc -f html -t markdown >/dev/null"
+  env "$p22_env" "$MCODE" fetch "$url" >/dev/null
+  bench P22c "  the same URL again (cache hit)" "$p22_env $MCODE fetch $url >/dev/null" "P1 (mcode read)" "$MCODE read $small >/dev/null"
+  kill "$p22_server" 2>/dev/null || true
+fi
 if want P13; then
   # 1,000 tools of a go-sdk server, listed once into the cache; then a
   # keyword search reads the cache and starts no server. Target: <= 2x P1.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs the test peers when it can,
-# checks hygiene (vet, gofmt, go mod tidy), runs every test with -race and
-# peers required, then a short fuzz run of each fuzz target.
+# checks hygiene (vet, gofmt, go mod tidy), vets and compiles every release
+# target (scripts/cross.sh), runs every test with -race and peers required
+# (TestSnapshotRelease makes a snapshot release with scripts/release.sh),
+# then a short fuzz run of each fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/peers.sh
@@ -21,6 +23,8 @@ if [ -n "$unformatted" ]; then
 fi
 echo "== go mod tidy" >&2
 go mod tidy -diff
+echo "== every release target: go vet, and the test binaries of darwin and windows" >&2
+bash scripts/cross.sh
 echo "== go test -race" >&2
 # An explicit limit: the end-to-end package took 582 s under -race on a
 # loaded machine, near go test's default of 10 minutes.

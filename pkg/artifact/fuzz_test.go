@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
 
 // FuzzExtract: whatever bytes an archive holds, extract either fails
@@ -89,7 +91,7 @@ func FuzzParseSpecs(f *testing.F) {
 		if x, err := ParseExpectation(s); err == nil && (x.File == "" || x.Key == "") {
 			t.Fatalf("%q: accepted %+v", s, x)
 		}
-		_, _ = ParseSize(s)
+		_, _ = fsutil.ParseSize(s)
 	})
 }
 

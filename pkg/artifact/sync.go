@@ -112,7 +112,7 @@ func PlanOf(a LockArtifact, baseDir string) (*Plan, error) {
 	}
 	o := ExtractOptions{Dest: p.Dest, Integrity: in, Strip: a.Strip}
 	if a.MaxSize != "" {
-		if o.MaxSize, err = ParseSize(a.MaxSize); err != nil {
+		if o.MaxSize, err = fsutil.ParseSize(a.MaxSize); err != nil {
 			return nil, &tool.Error{Code: tool.CodeUsage, Message: fmt.Sprintf("artifact %s: max_size: %v", a.Name, err), Hint: "e.g. max_size: 512MiB"}
 		}
 	}

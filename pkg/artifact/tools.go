@@ -108,7 +108,7 @@ func (s *SizeParam) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &t); err != nil {
 		return fmt.Errorf("max_size is a byte count or text like 512MiB")
 	}
-	v, err := ParseSize(t)
+	v, err := fsutil.ParseSize(t)
 	*s = SizeParam(v)
 	return err
 }

@@ -5,11 +5,14 @@ package config
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcode-dev/mcode/pkg/safenet"
 )
 
 // Config is the whole configuration file (docs/config.md).
@@ -31,6 +34,7 @@ type Config struct {
 	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
 	Workspace            Workspace            `mapstructure:"workspace"`
+	Fetch                Fetch                `mapstructure:"fetch"`
 }
 
 // Workspace limits where mcode may work.
@@ -38,6 +42,15 @@ type Workspace struct {
 	// Roots, when set (in the system or user config only), are the
 	// folders a workspace root must lie within.
 	Roots []string `mapstructure:"roots"`
+}
+
+// Fetch configures the web_fetch tool.
+type Fetch struct {
+	// AllowHosts are what fetch may reach although it is not a public
+	// address: host names (exact, or *.example.com for the names under
+	// it), IP addresses and CIDR prefixes. A policy key: only the system
+	// and user config files may set it (safety.md).
+	AllowHosts []string `mapstructure:"allowHosts"`
 }
 
 // Agent is a profile: which tools an agent may see and call.
@@ -180,6 +193,9 @@ type Bash struct {
 	AutoBackgroundAfter time.Duration `mapstructure:"autoBackgroundAfter"`
 	TrashShim           bool          `mapstructure:"trashShim"`
 	MaxSpoolMiB         int           `mapstructure:"maxSpoolMiB"`
+	// Shell is the shell that runs commands: auto (the platform's order),
+	// a name of ShellChoices, or an absolute path to one.
+	Shell string `mapstructure:"shell"`
 }
 
 // Trash configures recoverable deletion.
@@ -350,6 +366,9 @@ var (
 	Tiers            = []string{"core", "extension"}
 	GuardPolicies    = []string{"allow", "require_approval", "deny"}
 	Roles            = []string{"worker", "verifier", "explore"} // each narrower than the one before
+
+	// ShellChoices are bash.shell's names (pkg/osshell says what each picks).
+	ShellChoices = []string{"auto", "bash", "sh", "pwsh", "powershell", "git-bash"}
 )
 
 // Validate checks the values that the types alone do not.
@@ -367,6 +386,9 @@ func (c *Config) Validate() []FieldError {
 		}
 	}
 	oneOf("bash.envSanitize", c.Bash.EnvSanitize, EnvSanitizeModes, true)
+	if !filepath.IsAbs(c.Bash.Shell) {
+		oneOf("bash.shell", c.Bash.Shell, ShellChoices, true)
+	}
 	oneOf("guard.defaultPolicy", c.Guard.DefaultPolicy, GuardPolicies, false)
 	regex := func(key, pattern string) {
 		if _, err := regexp.Compile(pattern); err != nil {
@@ -435,6 +457,13 @@ func (c *Config) Validate() []FieldError {
 	}
 	if c.Batch.MaxParallel < 0 || c.Batch.MaxParallel > BatchMaxParallel {
 		errs = append(errs, FieldError{Key: "batch.maxParallel", Expected: fmt.Sprintf("a number from 1 to %d, or 0 for the CPU count (at most %d)", BatchMaxParallel, BatchMaxParallel), Got: c.Batch.MaxParallel})
+	}
+
+	for i, h := range c.Fetch.AllowHosts {
+		if err := safenet.CheckAllowEntry(h); err != nil {
+			errs = append(errs, FieldError{Key: fmt.Sprintf("fetch.allowHosts[%d]", i),
+				Expected: "a host name, *.domain, an IP address or a CIDR prefix", Got: err.Error()})
+		}
 	}
 
 	errs = append(errs, c.validateMcp()...)

@@ -88,3 +88,40 @@ func TestValidateGuardAndHooks(t *testing.T) {
 		t.Errorf("invalid keys =\n%s, want\n%s", got, want)
 	}
 }
+
+func TestValidateFetchAllowHosts(t *testing.T) {
+	c := Defaults()
+	c.Fetch.AllowHosts = []string{"127.0.0.1", "*.corp.example", "10.0.0.0/8", "intranet", "http://x.example/", "host:8080", "10.0.0.0/99"}
+	var keys []string
+	for _, e := range c.Validate() {
+		keys = append(keys, e.Key)
+	}
+	if got, want := strings.Join(keys, ","), "fetch.allowHosts[4],fetch.allowHosts[5],fetch.allowHosts[6]"; got != want {
+		t.Errorf("invalid keys = %s, want %s", got, want)
+	}
+}
+
+// TestAllowHostsOnlyNarrow: an untrusted layer narrows fetch.allowHosts
+// to what the person allowed and it lists; what it adds is ignored.
+func TestAllowHostsOnlyNarrow(t *testing.T) {
+	trusted := Defaults()
+	trusted.Fetch.AllowHosts = []string{"127.0.0.1", "intranet.example"}
+	for _, c := range []struct {
+		layer   []string
+		want    string
+		ignored bool
+	}{
+		{[]string{"intranet.example", "10.0.0.0/8"}, "intranet.example", true},
+		{[]string{"169.254.169.254"}, "127.0.0.1,intranet.example", true},
+		{[]string{}, "", false},
+		{[]string{"127.0.0.1"}, "127.0.0.1", false},
+	} {
+		cfg := trusted
+		l := Layer{Name: "workspace file", Set: map[string]bool{"fetch.allowhosts": true}}
+		l.Config.Fetch.AllowHosts = c.layer
+		ignored := ApplyPolicy(&cfg, trusted, []Layer{l}, PolicyOptions{})
+		if got := strings.Join(cfg.Fetch.AllowHosts, ","); got != c.want || (len(ignored) > 0) != c.ignored {
+			t.Errorf("layer %v: %q (ignored %v), want %q", c.layer, got, ignored, c.want)
+		}
+	}
+}

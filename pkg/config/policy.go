@@ -105,6 +105,7 @@ func ApplyPolicy(cfg *Config, trusted Config, untrusted []Layer, o PolicyOptions
 	cfg.Bash.TrashShim = trusted.Bash.TrashShim
 	cfg.Audit.Enabled = trusted.Audit.Enabled
 	cfg.Workspace = trusted.Workspace
+	cfg.Fetch.AllowHosts = slices.Clone(trusted.Fetch.AllowHosts)
 	cfg.McpServers = nil
 	for name, s := range trusted.McpServers {
 		if cfg.McpServers == nil {
@@ -216,6 +217,9 @@ func (p *policy) layer(l *Layer) {
 	if l.sets("workspace.roots") && len(l.Config.Workspace.Roots) > 0 {
 		p.ignore(l, "workspace.roots", "the workspaces mcode may work in are the person's to list, in the system or user config")
 	}
+	if l.sets("fetch.allowHosts") {
+		p.allowHosts(l)
+	}
 
 	for name, s := range l.Config.McpServers {
 		if t, ok := p.trusted.McpServers[name]; ok && reflect.DeepEqual(withoutTrust(t), withoutTrust(s)) {
@@ -243,6 +247,26 @@ func (p *policy) layer(l *Layer) {
 		if !slices.Contains(p.cfg.Tools.Dirs, d) && !slices.Contains(p.cfg.Tools.UntrustedDirs, d) {
 			p.cfg.Tools.UntrustedDirs = append(p.cfg.Tools.UntrustedDirs, d)
 		}
+	}
+}
+
+// allowHosts narrows fetch.allowHosts to the entries a layer lists that
+// are allowed already (an empty list allows none); an entry that is not
+// is a loosening, ignored, and so is a list of nothing but those.
+func (p *policy) allowHosts(l *Layer) {
+	var kept, extra []string
+	for _, h := range l.Config.Fetch.AllowHosts {
+		if slices.Contains(p.cfg.Fetch.AllowHosts, h) {
+			kept = append(kept, h)
+		} else {
+			extra = append(extra, h)
+		}
+	}
+	if len(extra) > 0 {
+		p.ignore(l, "fetch.allowHosts", fmt.Sprintf("only the system or user config may let fetch reach %s", strings.Join(extra, ", ")))
+	}
+	if len(kept) > 0 || len(extra) == 0 {
+		p.cfg.Fetch.AllowHosts = kept
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -192,9 +191,7 @@ func TestRunRefusesWhatIsNotAFile(t *testing.T) {
 	env := testEnv(t)
 	os.Mkdir(filepath.Join(env.Root, "dir"), 0o755)
 	fifo := filepath.Join(env.Root, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, fifo)
 	os.WriteFile(filepath.Join(env.Root, "main.go"), nil, 0o644)
 	for name, code := range map[string]tool.Code{
 		"dir": tool.CodeIsDirectory, "pipe": tool.CodeSpecialFile, "/dev/null": tool.CodeSpecialFile,

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/gofrs/flock"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 )
@@ -20,14 +21,11 @@ const cursorFile = "read_cursor"
 // of them never both get the same new output; the cursor itself is
 // replaced atomically, never seen half written.
 func (t *task) readFromCursor(read func(from int64) (next int64)) error {
-	lock, err := os.OpenFile(filepath.Join(t.dir, cursorFile+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
+	lock := flock.New(filepath.Join(t.dir, cursorFile+".lock"))
+	if err := lock.Lock(); err != nil {
 		return err
 	}
 	defer lock.Close() // closing releases the lock
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
 	from := t.cursor()
 	if next := read(from); next != from {
 		return t.setCursor(next)

@@ -14,10 +14,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/config"
@@ -290,7 +288,7 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	mode := envMode(cfg.EnvSanitize, environ)
 	var shimDir string
 	if o.Shims != nil && cfg.TrashShim {
-		if shimDir, err = o.Shims(ctx, env); err == nil {
+		if shimDir, err = o.Shims(ctx, env); err == nil && shimDir != "" {
 			// A relative folder on PATH (a relative MCODE_HOME) is looked
 			// up from wherever the command is: after a cd, rm would be the
 			// system's.
@@ -303,6 +301,10 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		}
 	}
 	childEnv, removed := sanitizeEnv(environ, mode, cfg.EnvAllow, shimDir)
+	sh, inv, err := invocation(ctx, env, cfg.Shell, p.Command)
+	if err != nil {
+		return nil, err
+	}
 	id, dir, err := newTaskDir(env.DataDir)
 	if err != nil {
 		code := tool.CodeToolError
@@ -315,14 +317,14 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	rs := &runSetup{
 		env: env, plan: pl, taskDir: dir,
 		job: jobSpec{
-			ID: id, Shell: shellPath(), Command: p.Command, Dir: cwd, Env: childEnv,
+			ID: id, Shell: sh.Path, Args: inv.Args, Stdin: inv.Stdin, Command: p.Command, Dir: cwd, Env: append(childEnv, inv.Env...),
 			SpoolPath: spoolPath(dir), SpoolCap: int64(cfg.MaxSpoolMiB) << 20,
 			// The live view and a background task read the file as it
 			// grows.
 			LazySpool: env.Live == nil && pl.invocation != ExplicitBackground,
 		},
 		result: Result{
-			Command: p.Command, Cwd: cwd, Shell: shellPath(), Invocation: pl.invocation,
+			Command: p.Command, Cwd: cwd, Shell: sh.Path, Invocation: pl.invocation,
 			TimeoutS: pl.limit.Seconds(), EnvSanitize: mode, EnvRemoved: removed,
 		},
 	}
@@ -360,26 +362,6 @@ func workDir(env *tool.Env, cwd string) (string, error) {
 			Hint: "pass the folder to run the command in"}
 	}
 	return abs, nil
-}
-
-var (
-	shellOnce sync.Once
-	shell     string
-)
-
-// shellPath is /bin/bash, else bash on PATH, else sh.
-func shellPath() string {
-	shellOnce.Do(func() {
-		shell = "/bin/sh"
-		if info, err := os.Stat("/bin/bash"); err == nil && info.Mode()&0o111 != 0 {
-			shell = "/bin/bash"
-		} else if p, err := osexec.LookPath("bash"); err == nil {
-			shell = p
-		} else if p, err := osexec.LookPath("sh"); err == nil {
-			shell = p
-		}
-	})
-	return shell
 }
 
 func startError(rs *runSetup, err error) error {

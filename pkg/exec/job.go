@@ -21,8 +21,12 @@ const (
 
 // jobSpec is one shell command to run.
 type jobSpec struct {
-	ID        string
-	Shell     string
+	ID    string
+	Shell string
+	// Args is the shell's argv and Stdin what it reads before EOF (see
+	// osshell.Invoke); no Args means Shell -c Command.
+	Args      []string `json:",omitempty"`
+	Stdin     string   `json:",omitempty"`
 	Command   string
 	Dir       string
 	Env       []string
@@ -63,15 +67,23 @@ func startJob(spec jobSpec) (*job, error) {
 		return nil, err
 	}
 	proctree.GrowPipe(r, pipeBufferSize)
+	stdin, feed, err := spec.stdin()
+	if err != nil {
+		r.Close()
+		w.Close()
+		capture.closeSpoolLocked()
+		return nil, err
+	}
 	shell, err := proctree.Start(proctree.Spec{
 		Path:  spec.Shell,
-		Args:  []string{spec.Shell, "-c", spec.Command},
+		Args:  spec.argv(),
 		Dir:   spec.Dir,
 		Env:   append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
-		Files: []*os.File{nil, w, w},
+		Files: []*os.File{stdin, w, w},
 		Sys:   proctree.SessionAttr(),
 	})
 	w.Close()
+	feed(err == nil)
 	if err != nil {
 		r.Close()
 		capture.closeSpoolLocked()
@@ -105,6 +117,9 @@ func (j *job) waitMain(d time.Duration) bool {
 // shell, and orphans re-parented to the owner) and all their descendants.
 // Dead children of the owner are reaped on the way.
 func (j *job) members() []proctree.Proc {
+	if live, ok := proctree.TreeMembers(j.pid); ok {
+		return live // the platform knows the tree (a Job Object, a session)
+	}
 	var roots []int
 	select {
 	case <-j.mainDone:

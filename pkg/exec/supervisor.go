@@ -95,9 +95,8 @@ type SupervisorIO struct {
 // started it: stdin is the control pipe and fd 3 the events pipe.
 func SupervisorStreams() SupervisorIO {
 	// exec leaves fd 3 open: without close-on-exec the command would
-	// inherit the events pipe.
-	syscall.CloseOnExec(3)
-	return SupervisorIO{Control: os.Stdin, Events: os.NewFile(3, "events"), Stderr: os.Stderr}
+	// inherit the events pipe (InheritedFile sets it).
+	return SupervisorIO{Control: os.Stdin, Events: proctree.InheritedFile(3, "events"), Stderr: os.Stderr}
 }
 
 // Supervise is the supervisor process's main: args are what follows

@@ -205,8 +205,12 @@ func (a *Approver) untrusted(c *dispatch.Call, name string) *tool.Untrusted {
 	if c.Def != nil && c.Def.Untrusted != nil && !a.Store.Trusted(c.Def.Untrusted.Digest) {
 		return c.Def.Untrusted
 	}
+	names := toolNames{name}
+	if c.Def != nil {
+		names = c.Def.Names()
+	}
 	for _, h := range a.Hooks {
-		if (rule{tool: h.Tool}).matchesTool(name) && !a.Store.Trusted(h.Def.Digest) {
+		if (rule{tool: h.Tool}).matchesTool(names) && !a.Store.Trusted(h.Def.Digest) {
 			return h.Def
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/guard/shell"
+	"github.com/mcode-dev/mcode/pkg/safenet"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -152,17 +153,28 @@ func orStar(s string) string {
 	return s
 }
 
-// matchesTool: a rule's tool is a name, "*" or a glob (mcp__docs__*).
-func (r rule) matchesTool(name string) bool {
-	if r.tool == "" || r.tool == "*" || r.tool == name {
+// matchesTool: a rule's tool is a name, "*" or a glob (mcp__docs__*),
+// matched against each of the tool's names (web_fetch is also fetch).
+func (r rule) matchesTool(names toolNames) bool {
+	if r.tool == "" || r.tool == "*" {
 		return true
 	}
-	ok, _ := path.Match(r.tool, name)
-	return ok
+	for _, name := range names {
+		if r.tool == name {
+			return true
+		}
+		if ok, _ := path.Match(r.tool, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
-func (r rule) matches(name string, texts ...string) bool {
-	if !r.matchesTool(name) {
+// toolNames are a tool's name, then its other names.
+type toolNames []string
+
+func (r rule) matches(names toolNames, texts ...string) bool {
+	if !r.matchesTool(names) {
 		return false
 	}
 	if r.re == nil {
@@ -178,12 +190,12 @@ func (r rule) matches(name string, texts ...string) bool {
 
 // strict says whether any rule for the tool denies or asks, or the
 // default does not allow: then what cannot be judged needs approval.
-func (g *Guard) strict(name string) bool {
+func (g *Guard) strict(names toolNames) bool {
 	if g.cfg.DefaultPolicy != string(dispatch.Allow) {
 		return true
 	}
 	for _, r := range g.rules {
-		if r.action != dispatch.Allow && r.matchesTool(name) {
+		if r.action != dispatch.Allow && r.matchesTool(names) {
 			return true
 		}
 	}
@@ -192,7 +204,7 @@ func (g *Guard) strict(name string) bool {
 			return true
 		}
 		for _, r := range l.rules {
-			if r.action != dispatch.Allow && r.matchesTool(name) {
+			if r.action != dispatch.Allow && r.matchesTool(names) {
 				return true
 			}
 		}
@@ -211,14 +223,14 @@ func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 	if !g.cfg.Enabled {
 		return &Judgement{Decision: dispatch.Decision{Verdict: dispatch.Allow, Source: SourceDisabled, Reason: "guard.enabled is false"}}
 	}
-	name := c.Tool
+	name, names := c.Tool, toolNames{c.Tool}
 	if c.Def != nil {
-		name = c.Def.Name
+		name, names = c.Def.Name, c.Def.Names()
 	}
 	j := &Judgement{}
 	in := g.inputsOf(name, c)
 	for _, text := range in.texts {
-		u := g.unit(name, text)
+		u := g.unit(names, text)
 		j.Units = append(j.Units, u)
 	}
 	if in.shell != nil {
@@ -229,20 +241,20 @@ func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 		g.pathPolicy(j, name, p, c)
 	}
 	if a := in.shell; a != nil {
-		g.shellPolicy(j, name, a)
+		g.shellPolicy(j, names, a)
 	}
-	g.grant(j, name, in, c)
+	g.grant(j, names, in, c)
 	return j
 }
 
 // unit decides one text by the first rule that matches, else the
 // default; then each untrusted layer's first matching rule may make it
 // stricter, never looser.
-func (g *Guard) unit(name string, text unitText) Unit {
+func (g *Guard) unit(names toolNames, text unitText) Unit {
 	u := Unit{Text: text.show, Decision: dispatch.Verdict(g.cfg.DefaultPolicy), Source: SourceDefault,
 		Rule: "guard.defaultPolicy: " + g.cfg.DefaultPolicy}
 	for _, r := range g.rules {
-		if r.matches(name, text.texts()...) {
+		if r.matches(names, text.texts()...) {
 			u = Unit{Text: text.show, Decision: r.action, Rule: r.text, Source: SourceRule}
 			break
 		}
@@ -250,7 +262,7 @@ func (g *Guard) unit(name string, text unitText) Unit {
 	for _, l := range g.layers {
 		say := Unit{Text: text.show, Decision: l.def, Rule: l.defaultTxt, Source: SourceDefault}
 		for _, r := range l.rules {
-			if r.matches(name, text.texts()...) {
+			if r.matches(names, text.texts()...) {
 				say = Unit{Text: text.show, Decision: r.action, Rule: r.text, Source: SourceRule}
 				break
 			}
@@ -297,7 +309,7 @@ func verdictWords(v dispatch.Verdict) string {
 // shellPolicy raises a shell command's decision for what the rules do
 // not see: forms known to be dangerous, text that does not parse, names
 // only known at run time, an agent approving its own call.
-func (g *Guard) shellPolicy(j *Judgement, name string, a *shell.Analysis) {
+func (g *Guard) shellPolicy(j *Judgement, names toolNames, a *shell.Analysis) {
 	if len(a.SelfApproval) > 0 {
 		raise(j, dispatch.Deny, SourceSelf, "built-in: no approving from inside a command",
 			fmt.Sprintf("the command answers an approval itself (%s): only a person may, from their own terminal", a.SelfApproval[0]))
@@ -311,7 +323,7 @@ func (g *Guard) shellPolicy(j *Judgement, name string, a *shell.Analysis) {
 		raise(j, dispatch.RequireApproval, SourceDangerous, "built-in: "+d.Form,
 			fmt.Sprintf("dangerous: %s (%s)", d.Why, d.Command))
 	}
-	if len(a.Unjudgeable) > 0 && g.strict(name) {
+	if len(a.Unjudgeable) > 0 && g.strict(names) {
 		raise(j, dispatch.RequireApproval, SourceUnjudgeable, "built-in: what cannot be judged before it runs",
 			a.Unjudgeable[0]+"; with deny or approval rules in place, such a command needs a person")
 	}
@@ -322,14 +334,14 @@ func (g *Guard) shellPolicy(j *Judgement, name string, a *shell.Analysis) {
 // call — one simple command of a shell command, one path of a file tool
 // — never a chain: every part that needs approval must be granted on its
 // own, and what cannot be judged before it runs cannot be granted.
-func (g *Guard) grant(j *Judgement, name string, in inputs, c *dispatch.Call) {
+func (g *Guard) grant(j *Judgement, names toolNames, in inputs, c *dispatch.Call) {
 	if j.Verdict != dispatch.RequireApproval || len(g.grants) == 0 {
 		return
 	}
 	used := ""
 	granted := func(texts ...string) bool {
 		for _, r := range g.grants {
-			if r.matches(name, texts...) {
+			if r.matches(names, texts...) {
 				if used == "" {
 					used = r.text
 				}
@@ -345,13 +357,13 @@ func (g *Guard) grant(j *Judgement, name string, in inputs, c *dispatch.Call) {
 	}
 	for _, p := range in.paths {
 		pj := &Judgement{}
-		g.pathPolicy(pj, name, p, c)
+		g.pathPolicy(pj, names[0], p, c)
 		if pj.Verdict == dispatch.RequireApproval && !granted(p.Path, c.Env.Abs(p.Path)) {
 			return
 		}
 	}
 	if a := in.shell; a != nil {
-		if a.ParseError != "" || (len(a.Unjudgeable) > 0 && g.strict(name)) {
+		if a.ParseError != "" || (len(a.Unjudgeable) > 0 && g.strict(names)) {
 			return
 		}
 		for _, d := range a.Dangerous {
@@ -427,8 +439,24 @@ func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
 		}
 		return in
 	}
+	if c.Def != nil {
+		if raw, ok := c.Def.URL(c.Args); ok {
+			return urlInputs(raw)
+		}
+	}
 	canon := Canonical(c.Args)
 	return inputs{main: string(canon), texts: []unitText{{show: string(canon)}}}
+}
+
+// urlInputs are a fetch's: rules see its URL as written and as it will be
+// fetched (http://0x7f.1 is http://127.0.0.1/), so an argPattern on the
+// host cannot be dodged by spelling it another way.
+func urlInputs(raw string) inputs {
+	var match []string
+	if u, err := safenet.ParseURL(raw); err == nil && u.String() != raw {
+		match = append(match, u.String())
+	}
+	return inputs{main: raw, texts: []unitText{{show: raw, match: match}}}
 }
 
 // Canonical is the arguments object with sorted keys and no spaces: the

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -194,6 +195,38 @@ func TestProtectedBranchesComeFromTheGuardConfig(t *testing.T) {
 	cfg.ProtectedBranches = []string{"main"}
 	if j := mustGuard(t, cfg).Judge(call(t.TempDir(), "bash", push)); j.Verdict != dispatch.RequireApproval || j.Rule != "built-in: force_push" {
 		t.Errorf("protected main: %s (%s)", j.Verdict, j.Rule)
+	}
+}
+
+// TestFetchRulesSeeTheURL: a rule on web_fetch matches the URL as written
+// and as it will be fetched (the host in any spelling); a rule that names
+// the tool by its other name, fetch, applies too.
+func TestFetchRulesSeeTheURL(t *testing.T) {
+	root := t.TempDir()
+	cfg := config.Defaults().Guard
+	cfg.Rules = []config.GuardRule{
+		{Tool: "web_fetch", ArgPattern: `^https?://127\.0\.0\.1[:/]`, Action: "deny"},
+		{Tool: "fetch", ArgPattern: `^https://internal\.example/`, Action: "require_approval"},
+	}
+	g := mustGuard(t, cfg)
+	def := tool.New(tool.Spec{Name: "web_fetch", OtherNames: []string{"fetch"}, URLParam: "url", Schema: `{"type":"object"}`},
+		func(context.Context, *tool.Env, map[string]any) (*tool.Response, error) { return nil, nil })
+	for _, tc := range []struct {
+		url  string
+		want dispatch.Verdict
+	}{
+		{"http://127.0.0.1:8080/x", dispatch.Deny},
+		{"http://2130706433/", dispatch.Deny},
+		{"http://0x7f.1/admin", dispatch.Deny},
+		{"https://internal.example/wiki", dispatch.RequireApproval},
+		{"https://INTERNAL.example./wiki", dispatch.RequireApproval},
+		{"https://example.com/", dispatch.Allow},
+	} {
+		c := call(root, "web_fetch", map[string]any{"url": tc.url})
+		c.Def = def
+		if j := g.Judge(c); j.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.url, j.Verdict, j.Reason, tc.want)
+		}
 	}
 }
 

@@ -39,6 +39,9 @@ func Refs(ps []Proc) []Ref {
 // outlived even SIGKILL (stuck in the kernel), which results report by
 // pid.
 func Stop(members func() []Proc, grace time.Duration) []Ref {
+	if !keepsOrphans {
+		members = remembering(members)
+	}
 	for _, p := range members() {
 		Terminate(p.PID)
 	}
@@ -60,6 +63,34 @@ func Stop(members func() []Proc, grace time.Duration) []Ref {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return Refs(members())
+}
+
+// remembering sweeps, besides what members lists, every process it ever
+// listed that still lives: where no subreaper holds a tree together, a
+// process whose parent was killed first leaves the parent's tree, and only
+// this memory still finds it. A process is known by its pid and start
+// time, so a reused pid is never taken for it.
+func remembering(members func() []Proc) func() []Proc {
+	seen := map[int]uint64{}
+	return func() []Proc {
+		live := members()
+		listed := make(map[int]bool, len(live))
+		for _, p := range live {
+			listed[p.PID] = true
+			seen[p.PID] = p.Start
+		}
+		for pid, start := range seen {
+			if listed[pid] {
+				continue
+			}
+			if p, ok := Read(pid); ok && !p.Dead() && p.Start == start {
+				live = append(live, p)
+			} else {
+				delete(seen, pid)
+			}
+		}
+		return live
+	}
 }
 
 // Descendants lists the living processes below pid and, while it lives,
@@ -103,11 +134,14 @@ func Marked(marker string, since uint64) []Proc {
 }
 
 // StartGroup starts cmd as the leader of a process group of its own that
-// dies with this process (Pdeathsig on Linux), for a helper process (an
+// dies with this process (Pdeathsig on Linux, a Job Object on Windows), for a helper process (an
 // MCP server, a hook, a command tool) that must end with its call.
 func StartGroup(cmd *exec.Cmd) error {
 	cmd.SysProcAttr = GroupAttr()
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return containStarted(cmd)
 }
 
 // StopGroup ends a process started with StartGroup and everything it

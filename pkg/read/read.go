@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/imagefit"
 	"github.com/mcode-dev/mcode/pkg/office"
 	"github.com/mcode-dev/mcode/pkg/textenc"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -309,7 +310,7 @@ func classify(abs string, head []byte) (string, textenc.FileType, textenc.Encodi
 		return KindDocument, textenc.FileType{Name: format, MIME: office.MIME(format)}, ""
 	}
 	ft, known := textenc.SniffType(head)
-	if known && imageMIMEs[ft.MIME] {
+	if known && imagefit.Supported(ft.MIME) {
 		return KindImage, ft, ""
 	}
 	enc, err := textenc.Detect(head)

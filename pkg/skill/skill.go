@@ -47,6 +47,9 @@ type Data struct {
 	Tools          []Entry
 	MaxInlineKiB   int
 	AutoBackground time.Duration
+	// Web: the agent may fetch web pages (web_fetch), and the guide says
+	// how, and where web search comes from.
+	Web bool
 }
 
 type exitCode struct {

@@ -39,6 +39,8 @@ const (
 	CodeServerUnavailable Code = "server_unavailable"
 	CodeServerError       Code = "server_error" // an MCP server broke the protocol or answered with a JSON-RPC error
 	CodeToolError         Code = "tool_error"
+	CodeHTTPStatus        Code = "http_status"        // a web server answered with an error status (4xx, 5xx)
+	CodeTooManyRedirects  Code = "too_many_redirects" // a redirect loop, or a chain longer than fetch follows
 	CodeInvalidArgs       Code = "invalid_args"
 	CodeBackgrounded      Code = "backgrounded" // a foreground bash call still running became a background task
 	CodeInternal          Code = "internal"

@@ -67,3 +67,17 @@ func (t *Tool) Paths(args json.RawMessage) []PathUse {
 	}
 	return t.spec.Paths(args)
 }
+
+// URL is the URL a call with these arguments fetches, and whether the
+// tool declares one (Spec.URLParam).
+func (t *Tool) URL(args json.RawMessage) (string, bool) {
+	if t.spec.URLParam == "" {
+		return "", false
+	}
+	var fields map[string]json.RawMessage
+	var u string
+	if json.Unmarshal(args, &fields) == nil {
+		_ = json.Unmarshal(fields[t.spec.URLParam], &u)
+	}
+	return u, true
+}

@@ -49,14 +49,18 @@ func NewRegistry(tools ...*Tool) (*Registry, error) {
 
 // Register adds t, refusing a name that is already taken.
 func (r *Registry) Register(t *Tool) error {
-	key := NormalizeName(t.Name)
-	if key == "" {
-		return fmt.Errorf("tool with an empty name")
+	for _, name := range t.Names() {
+		key := NormalizeName(name)
+		if key == "" {
+			return fmt.Errorf("tool with an empty name")
+		}
+		if _, dup := r.byName[key]; dup {
+			return fmt.Errorf("duplicate tool name %q", name)
+		}
 	}
-	if _, dup := r.byName[key]; dup {
-		return fmt.Errorf("duplicate tool name %q", t.Name)
+	for _, name := range t.Names() {
+		r.byName[NormalizeName(name)] = t
 	}
-	r.byName[key] = t
 	r.tools = append(r.tools, t)
 	return nil
 }
@@ -94,7 +98,9 @@ func (r *Registry) All(ctx context.Context, env *Env) ([]*Tool, error) {
 	all := slices.Clone(r.tools)
 	seen := map[string]bool{}
 	for _, t := range all {
-		seen[NormalizeName(t.Name)] = true
+		for _, name := range t.Names() {
+			seen[NormalizeName(name)] = true
+		}
 	}
 	var errs []error
 	for _, p := range r.providers {
@@ -179,7 +185,7 @@ type Profile struct {
 // Permits says whether the profile may see and call t; a refusal is a
 // denied error that says which rule refused it.
 func (p Profile) Permits(t *Tool) *Error {
-	name := NormalizeName(t.Name)
+	names := t.Names()
 	deny := func(format string, args ...any) *Error {
 		return &Error{
 			Code:    CodeDenied,
@@ -190,13 +196,13 @@ func (p Profile) Permits(t *Tool) *Error {
 	if p.Disabled {
 		return deny("MCODE_DISABLE_TOOLS=1 disables every tool")
 	}
-	if len(p.Allowed) > 0 && !containsName(p.Allowed, name) {
+	if len(p.Allowed) > 0 && !containsName(p.Allowed, names...) {
 		return deny("agent %q does not list it in tools", p.Agent)
 	}
-	if containsName(p.Disallowed, name) {
+	if containsName(p.Disallowed, names...) {
 		return deny("agent %q lists it in disallowedTools", p.Agent)
 	}
-	if p.Subtask && (t.Facts.Delegates || containsName(subtaskDenied, name)) {
+	if p.Subtask && (t.Facts.Delegates || containsName(subtaskDenied, names...)) {
 		return deny("agent %q runs as a sub-task (subtask: true), and a sub-task neither keeps a todo list nor delegates", p.Agent)
 	}
 	// Each role is narrower than the one before (docs/architecture.md):
@@ -233,10 +239,14 @@ func (p Profile) Visible(tools []*Tool) []*Tool {
 // delegation: the todo list is the main agent's plan (docs/agent-state.md).
 var subtaskDenied = []string{"todo_write", "todo_read"}
 
-func containsName(list []string, normalized string) bool {
+// containsName says whether list names one of names (compared after
+// NormalizeName).
+func containsName(list []string, names ...string) bool {
 	for _, s := range list {
-		if NormalizeName(s) == normalized {
-			return true
+		for _, n := range names {
+			if NormalizeName(s) == NormalizeName(n) {
+				return true
+			}
 		}
 	}
 	return false

@@ -126,16 +126,23 @@ func (e *Env) Abs(p string) string {
 // sources rendered with Data, so limits written in them come from the
 // code's constants and cannot drift.
 type Spec struct {
-	Name    string
-	Mode    Mode
-	Tier    Tier
-	Timeout time.Duration // default per-call limit; 0 means none
-	Facts   Facts
+	Name string
+	// OtherNames are names a caller may call the tool by besides Name
+	// (web_fetch is also fetch, its command's name); rules and agent
+	// lists that name one of them mean the tool.
+	OtherNames []string
+	Mode       Mode
+	Tier       Tier
+	Timeout    time.Duration // default per-call limit; 0 means none
+	Facts      Facts
 	// Aliases are other names callers use for parameters (see Alias).
 	Aliases map[string]Alias
 	// Paths names the paths a call touches, for the path policy; nil for
 	// a tool that touches none (PathParams covers the usual case).
-	Paths       func(args json.RawMessage) []PathUse
+	Paths func(args json.RawMessage) []PathUse
+	// URLParam names the parameter that holds the URL a call fetches:
+	// the guard's rules match it as written and as it will be fetched.
+	URLParam    string
 	Description string
 	Schema      string
 	Data        any
@@ -150,12 +157,13 @@ type ExecFunc func(ctx context.Context, env *Env, args json.RawMessage) (*Respon
 
 // Tool is one registered tool.
 type Tool struct {
-	Name    string
-	Mode    Mode
-	Tier    Tier
-	Source  Source
-	Timeout time.Duration
-	Facts   Facts
+	Name       string
+	OtherNames []string
+	Mode       Mode
+	Tier       Tier
+	Source     Source
+	Timeout    time.Duration
+	Facts      Facts
 	// Untrusted is set for a tool whose definition comes from a config
 	// layer the caller can write: the guard holds its calls until a person
 	// trusted the definition.
@@ -189,7 +197,7 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 	}
 	var zero P
 	return &Tool{
-		Name: spec.Name, Mode: spec.Mode, Tier: spec.Tier, Source: Builtin, Timeout: spec.Timeout,
+		Name: spec.Name, OtherNames: spec.OtherNames, Mode: spec.Mode, Tier: spec.Tier, Source: Builtin, Timeout: spec.Timeout,
 		Facts:  spec.Facts,
 		spec:   spec,
 		params: zero,
@@ -254,6 +262,9 @@ func NewExternal(def External, run ExecFunc) (*Tool, error) {
 		run: run,
 	}, nil
 }
+
+// Names are the tool's name, then its other names.
+func (t *Tool) Names() []string { return append([]string{t.Name}, t.OtherNames...) }
 
 // decodeParams decodes schema-checked arguments into p. JSON Schema counts
 // 2.0 and 1e3 as integers; encoding/json does not, so a number that fails

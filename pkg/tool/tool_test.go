@@ -128,6 +128,33 @@ func TestRegistryDuplicate(t *testing.T) {
 	}
 }
 
+// TestOtherNames: a tool is found by its other names; they are taken
+// like names (a second tool may not use one), and agent lists that name
+// the tool by one mean it.
+func TestOtherNames(t *testing.T) {
+	web := echoTool("web_fetch")
+	web.OtherNames = []string{"fetch"}
+	r, err := NewRegistry(echoTool("read"), web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := r.Lookup("Fetch"); !ok || got != web {
+		t.Fatalf("Lookup(Fetch) = %v, %v", got, ok)
+	}
+	if names := r.Names(); len(names) != 2 || names[1] != "web_fetch" {
+		t.Errorf("Names() = %v", names)
+	}
+	if _, err := NewRegistry(web, echoTool("fetch")); err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("a tool named like another's other name: %v", err)
+	}
+	if err := (Profile{Agent: "a", Allowed: []string{"read", "fetch"}}).Permits(web); err != nil {
+		t.Errorf("tools: [fetch] does not allow web_fetch: %v", err)
+	}
+	if err := (Profile{Agent: "a", Disallowed: []string{"fetch"}}).Permits(web); err == nil {
+		t.Error("disallowedTools: [fetch] lets web_fetch through")
+	}
+}
+
 func TestValidateNamesTheField(t *testing.T) {
 	tl := echoTool("echo")
 	cases := []struct {

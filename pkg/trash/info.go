@@ -29,6 +29,20 @@ type Info struct {
 	// Deleted is the deletion time; zero when the file has none or an
 	// unreadable one (the entry is still listed and restorable).
 	Deleted time.Time
+	// Trashed is where the item is now, in mcode's own records of what it
+	// put in a macOS trash (TrashedKey); "" in a FreeDesktop .trashinfo.
+	Trashed string
+}
+
+// TrashedKey is mcode's key for where a trashed item went, in the records
+// it keeps of a macOS trash (whose own "Put Back" data is Finder's). Other
+// readers of .trashinfo files ignore a key they do not know.
+const TrashedKey = "X-Mcode-TrashedPath"
+
+// FormatRecord is a .trashinfo with TrashedKey: mcode's record of an item
+// it moved to trashed from path.
+func FormatRecord(path, trashed string, deleted time.Time) []byte {
+	return append(FormatInfo(path, deleted), []byte(TrashedKey+"="+EscapePath(trashed)+"\n")...)
 }
 
 // FormatInfo renders a .trashinfo file; the date is written in local
@@ -86,6 +100,10 @@ func ParseInfo(data []byte, loc *time.Location) (Info, error) {
 			if !seenPath {
 				seenPath = true
 				info.Path = UnescapePath(string(value))
+			}
+		case TrashedKey:
+			if info.Trashed == "" {
+				info.Trashed = UnescapePath(string(value))
 			}
 		case "DeletionDate":
 			if !seenDate {

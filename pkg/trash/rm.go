@@ -255,7 +255,7 @@ func (c *Can) rmOne(ctx context.Context, opts RmOptions, cwd, op string) RmResul
 // refuse returns the refusal for a path that is /, a protected directory
 // or an ancestor of one, or part of the trash; nil when rm may go on.
 func (c *Can) refuse(opts RmOptions, op, q, path string, isDir bool) *RmError {
-	if path == "/" {
+	if isRootPath(path) {
 		if opts.Recursive && !opts.NoPreserveRoot {
 			first := fmt.Sprintf("it is dangerous to operate recursively on %s", q)
 			if op != "/" {
@@ -273,10 +273,10 @@ func (c *Can) refuse(opts RmOptions, op, q, path string, isDir bool) *RmError {
 			for _, p := range opts.Protected {
 				for _, candidate := range resolvedForms(p.Path) {
 					switch {
-					case !ancestor && path == candidate:
+					case !ancestor && samePath(path, candidate):
 						return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
 							Lines: []string{fmt.Sprintf("refusing to remove %s: it is %s", q, p.What)}}
-					case ancestor && strings.HasPrefix(candidate, path+"/"):
+					case ancestor && isBelow(candidate, path):
 						return &RmError{Code: tool.CodeDenied, Hint: "name what to remove inside it",
 							Lines: []string{fmt.Sprintf("refusing to remove %s: it holds %s (%s)", q, p.What, fsutil.DisplayPath(p.Path))}}
 					}
@@ -285,16 +285,17 @@ func (c *Can) refuse(opts RmOptions, op, q, path string, isDir bool) *RmError {
 		}
 	}
 	for _, t := range resolvedForms(c.Home) {
-		if path == t || strings.HasPrefix(t, path+"/") {
+		if samePath(path, t) || isBelow(t, path) {
 			return &RmError{Code: tool.CodeDenied, Hint: "`mcode trash empty` erases the trash; name what to remove beside it",
 				Lines: []string{fmt.Sprintf("refusing to remove %s: it holds the trash (%s)", q, fsutil.DisplayPath(c.Home))}}
 		}
-		if strings.HasPrefix(path, t+"/") {
+		if isBelow(path, t) {
 			return inTrash(q)
 		}
 	}
 	uid := strconv.Itoa(c.UID)
-	if strings.Contains(path+"/", "/.Trash-"+uid+"/") || strings.Contains(path+"/", "/.Trash/"+uid+"/") {
+	if strings.Contains(path+"/", "/.Trash-"+uid+"/") || strings.Contains(path+"/", "/.Trash/"+uid+"/") ||
+		inPlatformTrash(c.Layout, path) {
 		return inTrash(q)
 	}
 	return nil

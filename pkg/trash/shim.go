@@ -26,8 +26,13 @@ const ShimRootVar = "MCODE_SHIM_ROOT"
 // executed, rebuilding it when it is missing, points elsewhere or is
 // anything but that symlink (the folder is mcode's own), and returns the
 // shims folder. An error means the shim cannot be trusted: the caller
-// must not run a command that could reach the real rm instead.
+// must not run a command that could reach the real rm instead. On
+// Windows there is no shim ("": nothing goes on PATH): PowerShell's rm is
+// an alias no folder on PATH can shadow (seed 001 installs none there).
 func EnsureShim(dataDir, exe string) (string, error) {
+	if onWindows {
+		return "", nil
+	}
 	dir := filepath.Join(dataDir, ShimDirName)
 	return dir, installShim(dir, exe, true)
 }

@@ -42,15 +42,41 @@ type Can struct {
 	UID  int
 	Now  func() time.Time
 	// Mounts lists the mount points whose top-directory trashes are read;
-	// nil reads the system's mount table.
+	// nil reads the system's mount table. For the Recycle Bin they are
+	// drive roots.
 	Mounts func() []string
+	// Layout is how the trash keeps what it holds: FreeDesktop, unless the
+	// platform has a trash of its own (see platformCan).
+	Layout Layout
+	// Records is the folder of mcode's own records of what it put in a
+	// macOS trash (MacTrash only).
+	Records string
 }
 
-// New returns the trash of the caller env describes.
+// Layout is how a trash directory keeps its items and their records.
+type Layout int
+
+// Layouts.
+const (
+	// FreeDesktop: $trash/files/NAME and $trash/info/NAME.trashinfo.
+	FreeDesktop Layout = iota
+	// MacTrash: the item in ~/.Trash (or a volume's .Trashes/UID), named
+	// as Finder names it, and mcode's record of it in Can.Records.
+	MacTrash
+	// RecycleBin: $Recycle.Bin\SID\$RXXXXXX.ext, described by its
+	// $IXXXXXX.ext record, as Explorer keeps them.
+	RecycleBin
+)
+
+// New returns the trash of the caller env describes: the platform's own
+// (platformCan) unless trash.dir names a FreeDesktop trash.
 func New(env *tool.Env) *Can {
 	c := &Can{Home: HomeTrash(env), UID: getuid(), Now: time.Now}
 	if env.Now != nil {
 		c.Now = env.Now
+	}
+	if env.Config == nil || env.Config.Trash.Dir == "" {
+		platformCan(c, env)
 	}
 	return c
 }
@@ -82,17 +108,39 @@ var errNoHomeTrash = errors.New("no home trash: HOME is not set and the user dat
 
 // Dir is one trash directory.
 type Dir struct {
-	Path string // $trash, holding files/ and info/
+	Path string // $trash, holding files/ and info/; the records folder of a MacTrash
 	// Top is the directory relative Path= values start from: the folder
 	// the home trash sits in, or the mount point of a top-directory trash.
-	Top  string
-	Home bool
+	Top    string
+	Home   bool
+	Layout Layout
 }
 
-func (d Dir) files(name string) string { return filepath.Join(d.Path, "files", name) }
-func (d Dir) info(name string) string  { return filepath.Join(d.Path, "info", name+InfoSuffix) }
+// files is where the item name is (not known from the name in a
+// MacTrash: see Entry.TrashedPath); info is where its record is.
+func (d Dir) files(name string) string {
+	if d.Layout == RecycleBin {
+		return filepath.Join(d.Path, recycleItemPrefix+name)
+	}
+	return filepath.Join(d.Path, "files", name)
+}
 
-func (c *Can) homeDir() Dir { return Dir{Path: c.Home, Top: filepath.Dir(c.Home), Home: true} }
+func (d Dir) info(name string) string {
+	switch d.Layout {
+	case RecycleBin:
+		return filepath.Join(d.Path, recycleRecordPrefix+name)
+	case MacTrash:
+		return filepath.Join(d.Path, name+InfoSuffix)
+	}
+	return filepath.Join(d.Path, "info", name+InfoSuffix)
+}
+
+func (c *Can) homeDir() Dir {
+	if c.Layout == MacTrash {
+		return Dir{Path: c.Records, Top: "/", Home: true, Layout: MacTrash}
+	}
+	return Dir{Path: c.Home, Top: filepath.Dir(c.Home), Home: true, Layout: c.Layout}
+}
 
 // Entry is one trashed file or directory.
 type Entry struct {
@@ -115,6 +163,7 @@ type Entry struct {
 
 	name     string // in files/
 	dir      Dir
+	trashed  string // where a MacTrash item is
 	original string // exact bytes
 	deleted  time.Time
 	// written is the .trashinfo's mtime: it orders entries whose
@@ -129,7 +178,12 @@ func (e *Entry) Original() string { return e.original }
 func (e *Entry) Deleted() time.Time { return e.deleted }
 
 // TrashedPath is where the trashed copy is now.
-func (e *Entry) TrashedPath() string { return e.dir.files(e.name) }
+func (e *Entry) TrashedPath() string {
+	if e.trashed != "" {
+		return e.trashed
+	}
+	return e.dir.files(e.name)
+}
 
 func newEntry(d Dir, name, original string, deleted time.Time) *Entry {
 	e := &Entry{name: name, dir: d, original: original, deleted: deleted, TrashDir: d.Path}
@@ -171,6 +225,12 @@ func (c *Can) Put(ctx context.Context, path string) (*Entry, error) {
 	if !filepath.IsAbs(c.Home) {
 		return nil, errNoHomeTrash
 	}
+	switch c.Layout {
+	case MacTrash:
+		return c.putMac(ctx, path)
+	case RecycleBin:
+		return c.putRecycleBin(ctx, path)
+	}
 	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
 		return nil, err
@@ -208,7 +268,7 @@ func (c *Can) finishPut(ctx context.Context, e *Entry, info fs.FileInfo, err err
 	if info.IsDir() {
 		if u, uerr := diskUsage(ctx, e.TrashedPath()); uerr == nil {
 			e.Size = u.Bytes
-			if st, serr := os.Stat(e.dir.info(e.name)); serr == nil {
+			if st, serr := os.Stat(e.dir.info(e.name)); serr == nil && e.dir.Layout == FreeDesktop {
 				_ = updateDirSizes(e.dir.Path, func(m map[string]dirSize) {
 					m[e.name] = dirSize{u.Bytes, st.ModTime().Unix()}
 				})
@@ -371,6 +431,12 @@ func (c *Can) ownDir(p string) bool {
 // every mounted file system that has one. The same directory reached
 // twice (bind mounts) is listed once.
 func (c *Can) Dirs() []Dir {
+	switch c.Layout {
+	case MacTrash:
+		return []Dir{c.homeDir()}
+	case RecycleBin:
+		return c.recycleBins()
+	}
 	var dirs []Dir
 	if filepath.IsAbs(c.Home) {
 		dirs = append(dirs, c.homeDir())
@@ -465,6 +531,12 @@ func underPrefix(p, prefix string) bool {
 }
 
 func (c *Can) listDir(ctx context.Context, d Dir, sizes bool) ([]*Entry, []Problem, error) {
+	switch d.Layout {
+	case MacTrash:
+		return c.listRecords(ctx, d)
+	case RecycleBin:
+		return c.listRecycleBin(ctx, d)
+	}
 	infos, err := os.ReadDir(filepath.Join(d.Path, "info"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, []Problem{{Kind: "unreadable", Path: filepath.Join(d.Path, "info"), Message: err.Error()}}, nil
@@ -609,7 +681,7 @@ func (c *Can) Restore(ctx context.Context, e *Entry, dest string, force bool) (r
 	if err := os.Remove(e.dir.info(e.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return replaced, err
 	}
-	if srcInfo.IsDir() {
+	if srcInfo.IsDir() && e.dir.Layout == FreeDesktop {
 		_ = updateDirSizes(e.dir.Path, func(m map[string]dirSize) { delete(m, e.name) })
 	}
 	return replaced, nil
@@ -634,7 +706,9 @@ func (c *Can) Erase(ctx context.Context, entries []*Entry) (freed int64, err err
 			return freed, err
 		}
 		freed += e.Size
-		byDir[e.dir.Path] = append(byDir[e.dir.Path], e.name)
+		if e.dir.Layout == FreeDesktop {
+			byDir[e.dir.Path] = append(byDir[e.dir.Path], e.name)
+		}
 	}
 	for dir, names := range byDir {
 		_ = updateDirSizes(dir, func(m map[string]dirSize) {

@@ -115,12 +115,22 @@ func compile(event string, list []config.Hook) ([]hook, error) {
 	return out, nil
 }
 
-func (h hook) matches(name string) bool {
-	if h.tool == "" || h.tool == "*" || h.tool == name {
+// matches: the hook's tool is "*", a glob or one of the tool's names
+// (web_fetch is also fetch).
+func (h hook) matches(c *dispatch.Call) bool {
+	if h.tool == "" || h.tool == "*" {
 		return true
 	}
-	ok, _ := path.Match(h.tool, name)
-	return ok
+	names := []string{c.Tool}
+	if c.Def != nil {
+		names = c.Def.Names()
+	}
+	for _, name := range names {
+		if ok, _ := path.Match(h.tool, name); ok || h.tool == name {
+			return true
+		}
+	}
+	return false
 }
 
 // message is what a command hook reads on stdin.
@@ -164,7 +174,7 @@ func toolName(c *dispatch.Call) string {
 func (hs *Hooks) Before(ctx context.Context, c *dispatch.Call) error {
 	name := toolName(c)
 	for _, h := range hs.before {
-		if !h.matches(name) || h.redact != nil {
+		if !h.matches(c) || h.redact != nil {
 			continue
 		}
 		a, err := hs.run(ctx, h, c, message{Event: BeforeTool, Tool: name, Args: c.Args})
@@ -185,7 +195,7 @@ func (hs *Hooks) After(ctx context.Context, c *dispatch.Call, resp *tool.Respons
 	if err != nil {
 		te := tool.AsError(err)
 		for _, h := range hs.onError {
-			if !h.matches(name) || h.redact != nil {
+			if !h.matches(c) || h.redact != nil {
 				continue
 			}
 			if _, herr := hs.run(ctx, h, c, message{Event: OnError, Tool: name, Args: c.Args, Error: te}); herr != nil {
@@ -195,7 +205,7 @@ func (hs *Hooks) After(ctx context.Context, c *dispatch.Call, resp *tool.Respons
 		err = te
 	}
 	for _, h := range hs.after {
-		if !h.matches(name) {
+		if !h.matches(c) {
 			continue
 		}
 		if h.redact != nil {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package hooks
 
 import (
@@ -207,4 +209,17 @@ func alive(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(data), ") ")
 	return !strings.HasPrefix(rest, "Z")
+}
+
+// A hook for a tool's other name (fetch for web_fetch) runs for it; a
+// hook for another tool does not.
+func TestHookMatchesAToolsOtherName(t *testing.T) {
+	h := newHooks(t, config.Hooks{BeforeTool: []config.Hook{
+		{Tool: "read", Command: "echo '{\"decision\":\"block\",\"reason\":\"read hook\"}'"},
+		{Tool: "fetch", Command: "echo '{\"decision\":\"block\",\"reason\":\"no fetching today\"}'"},
+	}})
+	def := tool.New(tool.Spec{Name: "web_fetch", OtherNames: []string{"fetch"}, Schema: `{"type":"object"}`},
+		func(context.Context, *tool.Env, map[string]any) (*tool.Response, error) { return nil, nil })
+	c := &dispatch.Call{Request: dispatch.Request{Tool: "web_fetch", Args: json.RawMessage(`{"url":"https://example.com/"}`)}, Def: def}
+	denied(t, h.Before(context.Background(), c), "no fetching today")
 }

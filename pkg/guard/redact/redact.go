@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Mask replaces each secret.
@@ -165,6 +166,20 @@ func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
 // JSON string that ends with "…": what logs and approvals keep of a
 // call's arguments.
 func (r *Redactor) Preview(raw json.RawMessage, max int) json.RawMessage {
+	if len(raw) > max+previewMargin {
+		// Only the first max bytes are kept: strings are cut well past
+		// that before they are masked (a patch of megabytes need not be
+		// searched for secrets nobody will see), far enough that no secret
+		// that starts within max is cut short of its pattern.
+		var v any
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
+			if data, err := json.Marshal(cutStrings(v, max+previewMargin)); err == nil {
+				raw = data
+			}
+		}
+	}
 	masked := r.JSON(raw)
 	if len(masked) > max {
 		cut, _ := json.Marshal(string(masked[:max]) + "…")
@@ -175,4 +190,33 @@ func (r *Redactor) Preview(raw json.RawMessage, max int) json.RawMessage {
 		return s
 	}
 	return masked
+}
+
+// previewMargin is how far past a preview's end strings are kept for
+// masking: longer than any secret a pattern matches.
+const previewMargin = 64 << 10
+
+// cutStrings shortens every string of a JSON-shaped value to at most n
+// bytes (on a rune boundary).
+func cutStrings(v any, n int) any {
+	switch x := v.(type) {
+	case string:
+		if len(x) <= n {
+			return x
+		}
+		cut := n
+		for cut > 0 && !utf8.RuneStart(x[cut]) {
+			cut--
+		}
+		return x[:cut]
+	case map[string]any:
+		for k, e := range x {
+			x[k] = cutStrings(e, n)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = cutStrings(e, n)
+		}
+	}
+	return v
 }

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,22 @@ func TestPreviewCapsAndStaysJSON(t *testing.T) {
 	}
 	if p := Builtin().Preview([]byte(`{"a":1}`), 100); string(p) != `{"a":1}` {
 		t.Errorf("short preview %s", p)
+	}
+}
+
+// A preview of megabytes of arguments shows what masking the whole of
+// them would show: strings are cut before masking only far past the end.
+func TestPreviewOfLargeArgumentsIsTheSame(t *testing.T) {
+	r := Builtin()
+	big := "key AKIAIOSFODNN7EXAMPLE and " + strings.Repeat("line of a patch\n", 20000) + " ghp_" + strings.Repeat("a", 36)
+	raw, _ := json.Marshal(map[string]any{"input": big, "check": true})
+	got := r.Preview(raw, 8<<10)
+	masked := r.JSON(raw)
+	want, _ := json.Marshal(string(masked[:8<<10]) + "…")
+	if string(got) != string(want) {
+		t.Errorf("preview differs from masking it all:\n%.200s\n%.200s", got, want)
+	}
+	if strings.Contains(string(got), "AKIAIOSFODNN7EXAMPLE") {
+		t.Error("the secret shows")
 	}
 }
