@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
@@ -85,6 +86,9 @@ type pdfWriter struct {
 	primary    *fontFace
 	fallRunes  map[rune]bool // what the fallback font has
 	fallFamily string        // its family name in the PDF
+	bestFont   string        // the font file that came nearest, for the error
+	lacking    map[rune]bool // characters met that no font has
+	noGap      bool          // the block drawn goes on in the next: no space after it
 	widths     map[widthKey]float64
 	decos      []func(top, h float64)
 	lastLevel  int
@@ -124,36 +128,65 @@ type widthKey struct {
 	r    rune
 }
 
-func (j *job) pdf(out io.Writer, doc *Doc) error {
-	w, err := newPDFWriter(j, doc.Title(), doc.MetaString("author"))
+func (j *job) pdf(st *docStream) (func(io.Writer) error, error) {
+	w, err := newPDFWriter(j, "", st.MetaString("author"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f := w.f
-	if err := w.findFallback(doc); err != nil {
-		return err
+	if err := w.findFallback(st); err != nil {
+		return nil, err
 	}
 	f.SetFooterFunc(w.footer)
+	title, err := st.Title()
+	if err != nil {
+		return nil, err
+	}
+	f.SetTitle(title, true)
 	if w.cover {
-		w.coverPage(doc)
+		w.coverPage(title, st)
 	}
 	w.newPage()
-	if err := w.blocks(doc.Blocks, pdfMargin, w.pageW-2*pdfMargin, ""); err != nil {
-		return err
+	width := w.pageW - 2*pdfMargin
+	for {
+		b, err := st.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		j.countBlocks([]Block{b})
+		if next, err := st.Peek(); err == nil && next.Cont && next.Kind == b.Kind {
+			w.noGap = true // the list goes on in the next block
+		}
+		if b.Kind == Table {
+			err = w.table(b, st, pdfMargin, width)
+			w.gap(8)
+		} else {
+			err = w.blocks([]Block{b}, pdfMargin, width, "")
+		}
+		w.noGap = false
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := j.ctx.Err(); err != nil {
-		return err // what the layout did after the deadline is cut short
+		return nil, err // what the layout did after the deadline is cut short
+	}
+	if err := w.lackingFonts(); err != nil {
+		return nil, err
 	}
 	if err := f.Error(); err != nil {
-		return fmt.Errorf("pdf: %w", err)
+		return nil, fmt.Errorf("pdf: %w", err)
 	}
 	j.counts.Pages = f.PageCount()
-	var buf bytes.Buffer
-	if err := f.Output(&buf); err != nil {
-		return fmt.Errorf("pdf: %w", err)
-	}
-	_, err = out.Write(tagSubsets(buf.Bytes()))
-	return err
+	return func(out io.Writer) error {
+		if err := f.Output(&subsetTagger{w: out}); err != nil {
+			return fmt.Errorf("pdf: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // newPDFWriter starts a PDF on the job's paper, with the Go fonts ready
@@ -190,84 +223,66 @@ func newPDFWriter(j *job, title, author string) (*pdfWriter, error) {
 	return w, nil
 }
 
-// tagSubsets names each embedded font as the subset it is ("ABCDEF+name",
-// PDF 9.6.4), which the PDF writer does not: its names are "utf8" and the
-// family, and the family's prefix makes the tag fit in the same bytes, so
-// no offset in the file moves.
-func tagSubsets(pdf []byte) []byte {
+// subsetTagger names each embedded font as the subset it is
+// ("ABCDEF+name", PDF 9.6.4), which the PDF writer does not: its names are
+// "utf8" and the family, and the family's prefix makes the tag fit in the
+// same bytes, so no offset in the file moves. The PDF writer writes the
+// file in one piece; a name cut between two writes would keep its untagged
+// name.
+type subsetTagger struct {
+	w io.Writer
+}
+
+func (t *subsetTagger) Write(pdf []byte) (int, error) {
 	marker := []byte("/utf8" + fontPrefix)
-	var out []byte
+	last := 0
 	for {
-		i := bytes.Index(pdf, marker)
+		i := bytes.Index(pdf[last:], marker)
 		if i < 0 {
-			return append(out, pdf...)
+			break
 		}
+		i += last
 		end := i + len(marker)
 		for end < len(pdf) && (pdf[end] >= 'a' && pdf[end] <= 'z' || pdf[end] >= 'A' && pdf[end] <= 'Z' || pdf[end] >= '0' && pdf[end] <= '9') {
 			end++
 		}
-		name := pdf[i+len(marker) : end]
-		sum := sha256.Sum256(name)
-		tag := make([]byte, 6)
-		for k := range tag {
-			tag[k] = 'A' + sum[k]%26
+		sum := sha256.Sum256(pdf[i+len(marker) : end])
+		tag := []byte("/ABCDEF+")
+		for k := range 6 {
+			tag[1+k] = 'A' + sum[k]%26
 		}
-		out = append(out, pdf[:i]...)
-		out = append(out, '/')
-		out = append(out, tag...)
-		out = append(out, '+')
-		out = append(out, name...)
-		pdf = pdf[end:]
+		if _, err := t.w.Write(pdf[last:i]); err != nil {
+			return 0, err
+		}
+		if _, err := t.w.Write(tag); err != nil {
+			return 0, err
+		}
+		last = i + len(marker)
 	}
+	if _, err := t.w.Write(pdf[last:]); err != nil {
+		return 0, err
+	}
+	return len(pdf), nil
 }
 
-// findFallback looks for a font with every character the Go fonts lack.
-// CJK text without one is not_found (never boxes); other missing
-// characters are a warning and left out.
-func (w *pdfWriter) findFallback(doc *Doc) error {
+// findFallback looks for a font with every character the Go fonts lack,
+// reading the source once for them (in text or not: the fallback is
+// chosen for all it may have to show).
+func (w *pdfWriter) findFallback(st *docStream) error {
 	seen := map[rune]bool{}
 	var missing []rune
-	var visit func(bs []Block)
-	check := func(s string) {
-		for _, r := range s {
-			if !seen[r] && !unicode.IsSpace(r) && !unicode.IsControl(r) {
-				seen[r] = true
-				if !w.primary.has(r) {
-					missing = append(missing, r)
-				}
+	r := bufio.NewReader(io.NewSectionReader(st.src, 0, st.size))
+	for {
+		c, _, err := r.ReadRune()
+		if err != nil {
+			break
+		}
+		if !seen[c] && !unicode.IsSpace(c) && !unicode.IsControl(c) && c != utf8.RuneError {
+			seen[c] = true
+			if !w.primary.has(c) {
+				missing = append(missing, c)
 			}
 		}
-	}
-	checkRuns := func(runs []Run) {
-		for _, r := range runs {
-			check(r.Text)
-		}
-	}
-	visit = func(bs []Block) {
-		for _, b := range bs {
-			checkRuns(b.Runs)
-			if b.Kind == Code {
-				check(b.Code)
-			}
-			visit(b.Children)
-			for _, it := range b.Items {
-				visit(it.Blocks)
-			}
-			if b.Table != nil {
-				for _, c := range b.Table.Header {
-					checkRuns(c)
-				}
-				for _, row := range b.Table.Rows {
-					for _, c := range row {
-						checkRuns(c)
-					}
-				}
-			}
-		}
-	}
-	visit(doc.Blocks)
-	if w.cover {
-		check(doc.Title() + doc.MetaString("subtitle") + doc.MetaString("author") + doc.MetaString("date"))
 	}
 	if len(missing) == 0 {
 		return nil
@@ -277,31 +292,40 @@ func (w *pdfWriter) findFallback(doc *Doc) error {
 	if face != nil && len(lack) < len(missing) {
 		if err := w.useFallback(face, missing, lack); err != nil {
 			w.warn("font %s cannot be used: %v", face.path, err)
-			lack = missing
 		}
 	}
 	if face != nil {
+		w.bestFont = face.path
 		face.close()
 	}
+	return nil
+}
+
+// lackingFonts is the error (CJK) or the warning (other characters) of
+// the characters the layout met that no font has.
+func (w *pdfWriter) lackingFonts() error {
+	if len(w.lacking) == 0 {
+		return nil
+	}
 	var cjk, other []rune
-	for _, r := range lack {
+	for r := range w.lacking {
 		if isWide(r) {
 			cjk = append(cjk, r)
 		} else {
 			other = append(other, r)
 		}
 	}
+	sort.Slice(cjk, func(a, b int) bool { return cjk[a] < cjk[b] })
+	sort.Slice(other, func(a, b int) bool { return other[a] < other[b] })
 	if len(cjk) > 0 {
 		msg := fmt.Sprintf("no font found for the CJK characters %s", sample(cjk))
-		if face != nil {
-			msg += fmt.Sprintf(" (the best, %s, lacks them)", face.path)
+		if w.bestFont != "" {
+			msg += fmt.Sprintf(" (the best, %s, lacks them)", w.bestFont)
 		}
 		return &tool.Error{Code: tool.CodeNotFound, Message: msg,
 			Hint: fmt.Sprintf("install a CJK font (apt-get install %s), or name a font file (.ttf, .otf, .ttc, .otc) in the config key render.fonts", CJKPackage)}
 	}
-	if len(other) > 0 {
-		w.warn("no font has the characters %s; they are left out of the PDF (name a font that has them in render.fonts)", sample(other))
-	}
+	w.warn("no font has the characters %s; they are left out of the PDF (name a font that has them in render.fonts)", sample(other))
 	return nil
 }
 
@@ -373,9 +397,8 @@ func (w *pdfWriter) footer() {
 	w.f.SetTextColor(0, 0, 0)
 }
 
-func (w *pdfWriter) coverPage(doc *Doc) {
+func (w *pdfWriter) coverPage(title string, doc *docStream) {
 	w.newPage()
-	title := doc.Title()
 	if title == "" {
 		w.warn("the cover page has no title: give one as title in the front matter or as the first heading")
 	}
@@ -443,7 +466,9 @@ func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
 			if err := w.list(b, x, width, base, 0); err != nil {
 				return err
 			}
-			w.gap(4)
+			if !w.noGap {
+				w.gap(4)
+			}
 		case Code:
 			w.code(b.Code, x, width)
 			w.gap(8)
@@ -460,7 +485,9 @@ func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
 				return err
 			}
 		case Table:
-			w.table(b.Table, x, width)
+			if err := w.table(b, nil, x, width); err != nil {
+				return err
+			}
 			w.gap(8)
 		case Picture:
 			w.picture(b.Image, x, width)
@@ -646,6 +673,10 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 			}
 			k, ok := w.fontFor(r, run.Mono, style)
 			if !ok {
+				if w.lacking == nil {
+					w.lacking = map[rune]bool{}
+				}
+				w.lacking[r] = true
 				continue
 			}
 			rw := w.width(k, size, r)
@@ -866,36 +897,54 @@ func (w *pdfWriter) code(text string, x, width float64) {
 	w.line(4, func(float64) {})
 }
 
-func (w *pdfWriter) table(t *GridTable, x, width float64) {
-	cols := len(t.Header)
-	for _, r := range t.Rows {
-		cols = max(cols, len(r))
-	}
-	if cols == 0 {
-		return
-	}
+// table draws a table, its rows from first and the blocks st gives next
+// that go on with it (st nil: first alone), read twice: once to size the
+// columns, once to draw the rows.
+func (w *pdfWriter) table(first Block, st *docStream, x, width float64) error {
+	t := first.Table
+	cols := 0
+	var natural, least []float64
 	cell := func(row [][]Run, c int) []Run {
 		if c < len(row) {
 			return row[c]
 		}
 		return nil
 	}
-	natural := make([]float64, cols)
-	least := make([]float64, cols)
-	all := append([][][]Run{t.Header}, t.Rows...)
-	for ri, row := range all {
-		base := ""
-		if ri == 0 {
-			base = "B"
+	measure := func(row [][]Run, base string) {
+		cols = max(cols, len(row))
+		for len(natural) < cols {
+			natural, least = append(natural, 0), append(least, 0)
 		}
-		for c := range cols {
+		for c := range row {
 			sum := 0.0
-			for _, a := range w.atoms(cell(row, c), tablePt, base) {
+			for _, a := range w.atoms(row[c], tablePt, base) {
 				sum += a.w
 				least[c] = max(least[c], a.w)
 			}
 			natural[c] = max(natural[c], sum)
 		}
+	}
+	m := streamMark{}
+	if st != nil {
+		m = st.Mark()
+	}
+	measure(t.Header, "B")
+	err := eachPiece(first, st, func(piece *GridTable) error {
+		for _, r := range piece.Rows {
+			measure(r, "")
+		}
+		return w.ctx.Err()
+	})
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		if err := st.Reset(m); err != nil {
+			return err
+		}
+	}
+	if cols == 0 {
+		return nil
 	}
 	colW := columnWidths(natural, least, width, 2*cellPad)
 	lh := tablePt * 1.35
@@ -928,12 +977,15 @@ func (w *pdfWriter) table(t *GridTable, x, width float64) {
 		}
 	}
 	drawRow(t.Header, true)
-	for _, r := range t.Rows {
-		if w.ctx.Err() != nil {
-			return
+	return eachPiece(first, st, func(piece *GridTable) error {
+		for _, r := range piece.Rows {
+			if err := w.ctx.Err(); err != nil {
+				return err
+			}
+			drawRow(r, false)
 		}
-		drawRow(r, false)
-	}
+		return nil
+	})
 }
 
 // rowSlice draws lines from…to of a table row's cells at the cursor.
