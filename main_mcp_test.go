@@ -321,6 +321,57 @@ func TestMCPServeGuard(t *testing.T) {
 	}
 }
 
+// Under mcp serve a bash call moves to the background after 50 s (MCP
+// clients' usual request limit is 60 s), not the command line's 100 s:
+// the plan of a call shows it without waiting that long.
+func TestMCPServeAutoBackgroundsSooner(t *testing.T) {
+	c := mcodeCmd(t, "mcp", "serve")
+	c.Env = append(c.Env, "CI=")
+	cs := connectServe(t, c)
+	for _, tc := range []struct {
+		timeout float64
+		want    string
+	}{{50, "direct_foreground"}, {51, "managed_foreground"}} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash",
+			Arguments: map[string]any{"command": "true", "timeout": tc.timeout}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, _ := res.StructuredContent.(map[string]any)
+		if res.IsError || sc["invocation"] != tc.want {
+			t.Errorf("timeout %v: invocation %v, want %s (isError %v)", tc.timeout, sc["invocation"], tc.want, res.IsError)
+		}
+	}
+}
+
+// mcp serve sends an image read as image content, which clients show;
+// the structured result leaves the base64 out, as the CLI's JSON does.
+func TestMCPServeSendsImageContent(t *testing.T) {
+	c := mcodeCmd(t, "mcp", "serve")
+	// A 1×1 PNG.
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
+	if err := os.WriteFile(filepath.Join(c.Dir, "dot.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectServe(t, c)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "dot.png"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) != 2 {
+		t.Fatalf("isError %v, content %+v", res.IsError, res.Content)
+	}
+	img, ok := res.Content[1].(*mcp.ImageContent)
+	if !ok || img.MIMEType != "image/png" || string(img.Data) != string(png) {
+		t.Errorf("image content = %#v", res.Content[1])
+	}
+	sc, _ := res.StructuredContent.(map[string]any)
+	media, _ := sc["media"].(map[string]any)
+	if media == nil || media["data"] != nil || media["width"] != float64(1) {
+		t.Errorf("structuredContent.media = %v", sc["media"])
+	}
+}
+
 // A client that declares elicitation is asked, for its user, about a
 // held call: accept runs it once, decline denies it; a client without
 // the capability gets approval_required with the id, as before.

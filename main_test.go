@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcode-dev/mcode/cmd"
 	"github.com/mcode-dev/mcode/internal/mcptest"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -117,6 +118,9 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			if cond == "nobody" {
 				return canRunAsNobody(), nil
 			}
+			if cond == "landlock" { // the Linux sandbox can run here
+				return sandbox.LandlockABI() > 0, nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -211,6 +215,11 @@ func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int)
 	if args[0] != "mcode" {
 		return
 	}
+	if ts.Getenv("MCODE_OUTPUT") == "text" || slices.ContainsFunc(args, func(a string) bool {
+		return a == "-o" || strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--output")
+	}) {
+		return
+	}
 	if slices.Contains(args, "batch") {
 		checkBatchLines(ts, got)
 		return
@@ -220,11 +229,6 @@ func checkExitMatchesEnvelope(ts *testscript.TestScript, args []string, got int)
 		Error *struct {
 			Code tool.Code `json:"code"`
 		} `json:"error"`
-	}
-	if ts.Getenv("MCODE_OUTPUT") == "text" || slices.ContainsFunc(args, func(a string) bool {
-		return a == "-o" || strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--output")
-	}) {
-		return
 	}
 	if len(args) > 1 && args[1] == "grep" && slices.ContainsFunc(args, func(a string) bool {
 		return a == "-q" || a == "--quiet" || strings.Contains(a, `"quiet"`)

@@ -22,39 +22,15 @@ func NewCmdArtifact(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	return c
 }
 
-// artifactCall is the RunE of the artifact subcommands: flags and
-// --args, the positional into field, then the call.
-func artifactCall(f *Factory, runF func(*CallOptions) error, opts *CallOptions, field string) func(*cobra.Command, []string) error {
-	return func(c *cobra.Command, args []string) error {
-		if err := collectArgs(c, f.IO.In, opts, []string{field}, args); err != nil {
-			return err
-		}
-		if c.Flags().Changed("entry") {
-			entries, _ := c.Flags().GetStringArray("entry")
-			if err := checkUTF8("--entry", entries); err != nil {
-				return err
-			}
-			opts.Args["entries"] = entries
-		}
-		return callTool(c, f, opts, runF)
-	}
-}
-
-const integrityUsage = "expected hash: sha512-BASE64 (npm's SRI form; several space-separated, any one matching) or sha256:HEX"
-
 func newCmdArtifactVerify(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: artifact.VerifyName}
 	c := &cobra.Command{
-		Use:         "verify FILE",
-		Short:       "Check a file against its pinned hash",
-		Example:     "  mcode artifact verify pkg.tgz --integrity \"$(npm view left-pad@1.3.0 dist.integrity)\"",
-		Args:        cobra.ExactArgs(1),
-		Annotations: map[string]string{annotationTool: artifact.VerifyName},
-		RunE:        artifactCall(f, runF, opts, "path"),
+		Use:     "verify FILE",
+		Short:   "Check a file against its pinned hash",
+		Example: "  mcode artifact verify pkg.tgz --integrity \"$(npm view left-pad@1.3.0 dist.integrity)\"",
+		RunE:    f.runTool(opts, runF),
 	}
-	c.Flags().String("integrity", "", integrityUsage)
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }
 
 func newCmdArtifactFetch(f *Factory, runF func(*CallOptions) error) *cobra.Command {
@@ -64,15 +40,9 @@ func newCmdArtifactFetch(f *Factory, runF func(*CallOptions) error) *cobra.Comma
 		Short: "Download a pinned file into the cache (MCODE_HOME/" + artifact.CacheDirName + "), verified before it is kept",
 		Example: `  mcode artifact fetch https://example.org/tool-1.2.tgz --integrity sha256:9f86d0… --dest vendor/tool.tgz
   mcode artifact fetch npm:left-pad@1.3.0 --integrity sha512-…`,
-		Args:        cobra.ExactArgs(1),
-		Annotations: map[string]string{annotationTool: artifact.FetchName},
-		RunE:        artifactCall(f, runF, opts, "url"),
+		RunE: f.runTool(opts, runF),
 	}
-	c.Flags().String("integrity", "", integrityUsage)
-	c.Flags().String("dest", "", "also copy the verified file here")
-	c.Flags().String("max-size", "", "largest file accepted, e.g. 512MiB (default 1 GiB)")
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }
 
 func newCmdArtifactExtract(f *Factory, runF func(*CallOptions) error) *cobra.Command {
@@ -82,19 +52,12 @@ func newCmdArtifactExtract(f *Factory, runF func(*CallOptions) error) *cobra.Com
 		Short: "Extract an archive all or nothing, refusing hostile entries, replacing --dest only when every check passed",
 		Example: `  mcode artifact extract pkg.tgz --dest vendor/pkg --strip 1 --integrity sha512-…
   mcode artifact extract pkg.tgz --dest out --strip 1 --entry package.json --expect-json package.json:version=1.3.0`,
-		Args:        cobra.ExactArgs(1),
-		Annotations: map[string]string{annotationTool: artifact.ExtractName},
-		RunE:        artifactCall(f, runF, opts, "archive"),
+		RunE: f.runTool(opts, runF),
 	}
-	c.Flags().String("dest", "", "folder to extract into (made, or replaced as a whole)")
-	c.Flags().String("integrity", "", "the archive's "+integrityUsage)
+	// --entry is entries one at a time, as text (PATH[=sha256:HEX][:RENAME]).
 	c.Flags().StringArray("entry", nil, "take only this entry (name after --strip), optionally =sha256:HEX and :RENAME; repeatable")
-	c.Flags().Int("strip", 0, "drop N leading name components (1 for npm's package/)")
-	c.Flags().StringArray("expect-json", nil, "FILE:KEY=VALUE a JSON file of the archive must have (KEY dotted for nested fields); repeatable")
-	c.Flags().String("max-size", "", "cap per entry and in total, e.g. 512MiB (default 1 GiB)")
-	noField(c, "entry")
-	addArgsFlag(c, opts)
-	return c
+	fieldFlag(c, "entry", "entry")
+	return f.toolCommand(c, opts)
 }
 
 func newCmdArtifactSync(f *Factory, runF func(*CallOptions) error) *cobra.Command {
@@ -118,12 +81,8 @@ func newCmdArtifactSync(f *Factory, runF func(*CallOptions) error) *cobra.Comman
       dest: embedded/mcode-tools             # relative to the lock file
 
 Each dest gets a stamp ` + artifact.StampName + ` recording what was synced.`,
-		Example:     "  mcode artifact sync --lock artifacts.yaml",
-		Args:        cobra.NoArgs,
-		Annotations: map[string]string{annotationTool: artifact.SyncName},
-		RunE:        artifactCall(f, runF, opts, "lock"),
+		Example: "  mcode artifact sync --lock artifacts.yaml",
+		RunE:    f.runTool(opts, runF),
 	}
-	c.Flags().String("lock", "", "the lock file")
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }

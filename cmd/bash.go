@@ -21,15 +21,20 @@ func NewCmdBash(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 		Use:   "bash COMMAND [flags]",
 		Short: "Run a shell command with a time limit that stops every process it started",
 		Long: `Run a shell command (bash -c) and print its output, exit code and what happened
-to every process it started. COMMAND - reads the command from stdin. mcode
-exits with the command's own status, 124 when it timed out.`,
+to every process it started. COMMAND - reads the command from stdin.
+
+A command still running after bash.autoBackgroundAfter (` + fmt.Sprint(exec.AutoBackgroundAfter.Seconds()) + ` s from the command
+line, ` + fmt.Sprint(exec.AutoBackgroundServe.Seconds()) + ` s under mcp serve, never under CI) moves to the background.
+
+Exit status: the command's own (1-255, 128+N for signal N; result.exit_code),
+or one of mcode's:
+` + exitTable(),
 		Example: `  mcode bash 'go test ./...' --timeout 5m
   mcode bash 'npm run dev' --background
   mcode bash - <<'EOF'
   for f in *.go; do wc -l "$f"; done
   EOF`,
-		Args:        oneCommand,
-		Annotations: map[string]string{annotationTool: exec.Name},
+		Args: oneCommand,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 && args[0] == "-" {
 				// bash's own --timeout (it shadows the global one) bounds
@@ -49,7 +54,7 @@ exits with the command's own status, 124 when it timed out.`,
 				}
 				args[0] = strings.TrimSuffix(string(data), "\n")
 			}
-			if err := collectArgs(c, f.IO.In, opts, []string{"command"}, args); err != nil {
+			if err := f.toolArgs(c, opts, args); err != nil {
 				return err
 			}
 			return callTool(c, f, opts, runF)
@@ -57,18 +62,16 @@ exits with the command's own status, 124 when it timed out.`,
 	}
 	secondsFlag(c, "timeout", fmt.Sprintf("time limit in `seconds` (90) or a duration (90s, 2m): default %d, at most %d in the foreground",
 		int(exec.DefaultTimeout.Seconds()), int(exec.MaxTimeout.Seconds())))
-	c.Flags().Bool("background", false, "start as a background task and print its task_id at once")
-	c.Flags().Bool("keep-children", false, "keep processes the command leaves running as a background task instead of killing them")
-	c.Flags().String("cwd", "", "folder to run in, relative to the workspace root")
-	c.Flags().Bool("auto-background", true, fmt.Sprintf("turn a command still running after %d s into a background task (--auto-background=false waits)",
-		int(exec.AutoBackgroundAfter.Seconds())))
-	addArgsFlag(c, opts)
-	// An unknown flag is most often the command's own (mcode bash ls -la).
+	f.toolCommand(c, opts)
+	// An unknown flag is most often the command's own (mcode bash ls -la),
+	// unless it is close to one of bash's.
+	derived := c.FlagErrorFunc()
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		if !strings.HasPrefix(err.Error(), "unknown ") {
-			return err
+		err = derived(c, err)
+		if te := tool.AsError(err); strings.HasPrefix(te.Message, "unknown flag") && !strings.Contains(te.Message, "did you mean") {
+			te.Hint = quoteHint
 		}
-		return &tool.Error{Code: tool.CodeUsage, Message: err.Error(), Hint: quoteHint}
+		return err
 	})
 	return c
 }
@@ -82,6 +85,15 @@ func oneCommand(c *cobra.Command, args []string) error {
 	return &tool.Error{Code: tool.CodeUsage,
 		Message: fmt.Sprintf("bash takes the command as one argument, got %d", len(args)),
 		Hint:    quoteHint}
+}
+
+// exitTable is tool.ExitCodes as a help text table.
+func exitTable() string {
+	var b strings.Builder
+	for _, e := range tool.ExitCodes {
+		fmt.Fprintf(&b, "  %-4d %s: %s\n", e.Code, strings.ReplaceAll(e.Meaning, "`", ""), strings.ReplaceAll(e.Next, "`", ""))
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 const quoteHint = "quote the whole command, its flags included: mcode bash 'ls -la | head', or pass - and write it to stdin"

@@ -17,13 +17,21 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// TestMain lets the test binary be a bash task supervisor, as mcode is
-// (f.Executable is the test binary): every bash call starts one.
+// TestMain lets the test binary be what mcode starts itself as (a bash
+// task supervisor, an MCP server's warden), as mcode is (f.Executable is
+// the test binary): every bash call starts a supervisor.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == exec.SupervisorArg {
+	if _, hidden := hiddenCommands[firstArg()]; hidden {
 		os.Exit(Main())
 	}
 	os.Exit(m.Run())
+}
+
+func firstArg() string {
+	if len(os.Args) > 1 {
+		return os.Args[1]
+	}
+	return ""
 }
 
 func TestNewCmdBashAndTaskFlagsEqualArgs(t *testing.T) {

@@ -27,7 +27,8 @@ func NewCmdBatch(f *Factory, runF func(*BatchOptions) error) *cobra.Command {
 		Short: "Run many tool calls in one process: JSON lines {id, tool, args} in, one line per call out",
 		Long: fmt.Sprintf(`Reads JSON lines {"id", "tool", "args"} from stdin (or --file) and writes one
 line per call, in input order: {"id": …} followed by the call's whole
-envelope. When every call's tool is parallel (read, grep, glob, …) the calls
+envelope. With -o text, each call prints a header line "== ID: TOOL ok" (or
+its error code instead of ok), then its text. When every call's tool is parallel (read, grep, glob, …) the calls
 run concurrently, at most batch.maxParallel at once (default: the CPU count,
 at most %d); if any is sequential, all run one by one in order. Each call
 goes through the same path as a CLI call, with its own time limit (--timeout
@@ -36,6 +37,7 @@ answer and does not stop the others. Exit 0 when every call succeeded, else
 1 (130 when a signal stopped the batch).`, config.BatchMaxParallel),
 		Example: `  printf '%s\n' '{"id":1,"tool":"read","args":{"path":"go.mod"}}' \
     '{"id":2,"tool":"grep","args":{"pattern":"TODO"}}' | mcode batch
+  mcode batch -o text --file calls.jsonl
   mcode batch --file calls.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -79,7 +81,13 @@ func runBatch(c *cobra.Command, f *Factory, opts *BatchOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	sum, err := batch.Run(ctx, d, calls, batchParallel(cfg), f.IO.Out)
+	write := func(c batch.Call, env *tool.Envelope) error { return batch.WriteLine(f.IO.Out, c, env) }
+	if f.outputForm() == outputText {
+		// -o text: a header line per call, then its text, as three text
+		// calls would print it (and readable without jq).
+		write = func(c batch.Call, env *tool.Envelope) error { return batch.WriteText(f.IO.Out, c, env) }
+	}
+	sum, err := batch.RunEach(ctx, d, calls, batchParallel(cfg), write)
 	if err != nil {
 		return fail(err)
 	}

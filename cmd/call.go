@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,17 +18,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcode-dev/mcode/pkg/budget"
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
-
-// annotationNoField marks a flag that is not a schema field (it is read by
-// the command itself, like --content-file).
-const annotationNoField = "mcode.nofield"
 
 // CallOptions is one tool call: the tool's name and its arguments as a
 // JSON object, whether they came from flags and positionals or --args.
@@ -54,69 +48,90 @@ func (o *CallOptions) JSON() json.RawMessage {
 // addArgsFlag adds --args, the JSON form of a call.
 func addArgsFlag(c *cobra.Command, opts *CallOptions) {
 	c.Flags().StringVar(&opts.ArgsSource, "args", "", "all parameters as one JSON object, @FILE, or - for stdin (flags given too override its keys)")
-	_ = c.Flags().SetAnnotation("args", annotationNoField, []string{"true"})
 }
 
-// noField marks flags the command reads itself.
-func noField(c *cobra.Command, names ...string) {
-	for _, n := range names {
-		_ = c.Flags().SetAnnotation(n, annotationNoField, []string{"true"})
+// toolArgs builds opts.Args for a call of the command's tool: --args,
+// then the positionals in the tool's order (the last taking every
+// further one when it is a list), then the flags the caller set.
+func (f *Factory) toolArgs(c *cobra.Command, opts *CallOptions, positionals []string) error {
+	var fields []string
+	list := false
+	t := f.builtin(opts.Tool)
+	if t != nil {
+		fields = t.Positional()
+		list = len(fields) > 0 && listParam(t, fields[len(fields)-1])
 	}
+	if err := collectArgs(c, f.IO.In, opts, fields, list, positionals); err != nil {
+		return err
+	}
+	// One value of a parameter that takes one or a list stays one value,
+	// as it always was (hooks and audit see "path": "a.py").
+	if list {
+		last := fields[len(fields)-1]
+		if v, ok := opts.Args[last].([]string); ok && len(v) == 1 && paramAllows(t, last, "string") {
+			opts.Args[last] = v[0]
+		}
+	}
+	return nil
 }
+
+// pathFields are the parameters whose values name files: a name that is
+// not UTF-8 travels as \xHH, which the tools take back
+// (fsutil.InputPath).
+var pathFields = []string{"path", "file_path", "paths", "targets"}
 
 // collectArgs builds opts.Args from --args, then the positionals (named by
-// fields, in order) and every flag the user set, converted to JSON types.
-// A flag --foo-bar fills the field foo_bar.
-func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []string, positionals []string) error {
+// fields, in order; with list, the last field takes the rest as a list)
+// and every flag the user set that fills an argument, converted to JSON
+// types.
+func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []string, list bool, positionals []string) error {
 	args := map[string]any{}
 	if c.Flags().Changed("args") {
 		raw, err := readArgsSource(c.Context(), opts.ArgsSource, in)
 		if err != nil {
 			return err
 		}
-		dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(raw, utf8BOM)))
-		dec.UseNumber()
-		var obj any
-		err = dec.Decode(&obj)
-		if end := dec.InputOffset(); err == nil {
-			if _, after := dec.Token(); after != io.EOF {
-				err = fmt.Errorf("more follows the JSON value at byte %d", end)
-			}
-		} else if errors.Is(err, io.EOF) {
-			err = errors.New("it is empty")
-		}
+		m, err := decodeArgs(raw)
 		if err != nil {
-			return &tool.Error{Code: tool.CodeUsage,
-				Message: fmt.Sprintf("--args is not valid JSON: %v", err),
-				Hint:    `pass one JSON object, e.g. --args '{"path": "main.go"}', or --args @file.json, or --args - with the JSON on stdin`}
-		}
-		m, ok := obj.(map[string]any)
-		if !ok {
-			return &tool.Error{Code: tool.CodeUsage,
-				Message: fmt.Sprintf("--args must be a JSON object, got %s", tool.JSONKind(obj)),
-				Hint:    `wrap the parameters in an object, e.g. --args '{"path": "main.go"}'`}
+			return err
 		}
 		args = m
 	}
 	for i, v := range positionals {
-		if i < len(fields) && (fields[i] == "path" || fields[i] == "file_path") {
-			// A name that is not UTF-8 travels as \xHH, which the tools
-			// take back (fsutil.InputPath).
+		if i >= len(fields) {
+			break
+		}
+		field := fields[i]
+		if slices.Contains(pathFields, field) {
 			v = fsutil.DisplayPath(v)
 		}
-		if i < len(fields) {
-			if err := checkUTF8(fields[i], v); err != nil {
-				return err
-			}
-			args[fields[i]] = v
+		if err := checkUTF8(field, v); err != nil {
+			return err
 		}
+		if list && i == len(fields)-1 {
+			rest := make([]string, 0, len(positionals)-i)
+			for _, r := range positionals[i:] {
+				if slices.Contains(pathFields, field) {
+					r = fsutil.DisplayPath(r)
+				}
+				if err := checkUTF8(field, r); err != nil {
+					return err
+				}
+				rest = append(rest, r)
+			}
+			args[field] = rest
+			break
+		}
+		args[field] = v
 	}
 	var convErr error
+	given := map[string]*pflag.Flag{} // argument: the flag that gave it
 	c.Flags().Visit(func(fl *pflag.Flag) {
-		if convErr != nil || fl.Annotations[annotationNoField] != nil || c.InheritedFlags().Lookup(fl.Name) != nil {
+		key := fl.Annotations[annotationField]
+		if convErr != nil || len(key) == 0 {
 			return
 		}
-		v, err := flagValue(fl)
+		v, err := flagValue(c, in, fl)
 		if err == nil {
 			err = checkUTF8("--"+fl.Name, v)
 		}
@@ -124,13 +139,55 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 			convErr = err
 			return
 		}
-		args[strings.ReplaceAll(fl.Name, "-", "_")] = v
+		if values := fl.Annotations[annotationValues]; len(values) > 0 {
+			var m map[string]any
+			if s, ok := v.(string); ok && json.Unmarshal([]byte(values[0]), &m) == nil {
+				if mapped, ok := m[s]; ok {
+					v = mapped
+				}
+			}
+		}
+		if other, ok := given[key[0]]; ok && fmt.Sprint(args[key[0]]) != fmt.Sprint(v) {
+			convErr = &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("--%s and --%s both give %s, with different values", other.Name, fl.Name, key[0]),
+				Hint:    "pass one of them"}
+			return
+		}
+		given[key[0]] = fl
+		args[key[0]] = v
 	})
 	if convErr != nil {
 		return convErr
 	}
 	opts.Args = args
 	return nil
+}
+
+// decodeArgs decodes --args: one JSON object, numbers kept exact.
+func decodeArgs(raw []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(raw, utf8BOM)))
+	dec.UseNumber()
+	var obj any
+	err := dec.Decode(&obj)
+	if end := dec.InputOffset(); err == nil {
+		if _, after := dec.Token(); after != io.EOF {
+			err = fmt.Errorf("more follows the JSON value at byte %d", end)
+		}
+	} else if errors.Is(err, io.EOF) {
+		err = errors.New("it is empty")
+	}
+	if err != nil {
+		return nil, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("--args is not valid JSON: %v", err),
+			Hint:    `pass one JSON object, e.g. --args '{"path": "main.go"}', or --args @file.json, or --args - with the JSON on stdin`}
+	}
+	m, ok := obj.(map[string]any)
+	if !ok {
+		return nil, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("--args must be a JSON object, got %s", tool.JSONKind(obj)),
+			Hint:    `wrap the parameters in an object, e.g. --args '{"path": "main.go"}'`}
+	}
+	return m, nil
 }
 
 // checkUTF8 refuses an argument JSON cannot carry: encoding it would turn
@@ -182,7 +239,16 @@ func readArgsSource(ctx context.Context, src string, in io.Reader) ([]byte, erro
 	return []byte(src), nil
 }
 
-func flagValue(fl *pflag.Flag) (any, error) {
+func flagValue(c *cobra.Command, in io.Reader, fl *pflag.Flag) (any, error) {
+	if jv, ok := fl.Value.(*jsonValue); ok {
+		v, err := readJSONFlag(c.Context(), in, "--"+fl.Name, jv.raw)
+		if err == nil && len(jv.types) > 0 && !slices.Contains(jv.types, jsonType(v)) {
+			err = &tool.Error{Code: tool.CodeUsage,
+				Message: fmt.Sprintf("--%s takes JSON of type %s, got %s", fl.Name, strings.Join(jv.types, " or "), tool.JSONKind(v)),
+				Hint:    fmt.Sprintf("pass --%s the JSON value itself, @FILE, or - for stdin", fl.Name)}
+		}
+		return v, err
+	}
 	if sv, ok := fl.Value.(pflag.SliceValue); ok {
 		return sv.GetSlice(), nil
 	}
@@ -198,6 +264,55 @@ func flagValue(fl *pflag.Flag) (any, error) {
 	return s, nil
 }
 
+// jsonType is the JSON Schema type of a decoded value.
+func jsonType(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if _, err := v.Int64(); err == nil {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+// readJSONFlag reads the value of a JSON flag: the JSON itself, @FILE,
+// or - for stdin.
+func readJSONFlag(ctx context.Context, in io.Reader, flag, src string) (any, error) {
+	raw := []byte(src)
+	switch {
+	case src == "-":
+		text, err := readTextFile(ctx, in, flag, "-")
+		if err != nil {
+			return nil, err
+		}
+		raw = []byte(text)
+	case strings.HasPrefix(src, "@"):
+		text, err := readTextFile(ctx, in, flag, src[1:])
+		if err != nil {
+			return nil, err
+		}
+		raw = []byte(text)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, &tool.Error{Code: tool.CodeUsage,
+			Message: fmt.Sprintf("%s is not JSON: %v", flag, err),
+			Hint:    fmt.Sprintf(`pass %s the JSON value itself (e.g. '[{"old_string":"a","new_string":"b"}]'), @FILE, or - for stdin`, flag)}
+	}
+	return v, nil
+}
+
 // NewCmdCall builds `mcode call TOOL --args JSON`: the same call as the
 // tool's own command, for programs that only speak JSON.
 func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
@@ -210,7 +325,7 @@ func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Tool = args[0]
-			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
+			if err := collectArgs(c, f.IO.In, opts, nil, false, nil); err != nil {
 				return err
 			}
 			return callTool(c, f, opts, runF)
@@ -223,16 +338,29 @@ func NewCmdCall(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 // callTool hands a parsed call to runF (command tests pass one to see what
 // the flags became) or runs it.
 func callTool(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOptions) error) error {
+	return callToolThen(c, f, opts, runF, nil)
+}
+
+// callToolThen is callTool with a last look at the envelope before it
+// is printed (edit says what it changed in its input).
+func callToolThen(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*CallOptions) error, then func(*tool.Envelope)) error {
 	if runF != nil {
 		return runF(opts)
 	}
-	return runCall(callContext(c.Context()), f, opts)
+	env := f.Call(callContext(c.Context()), opts.Tool, opts.JSON())
+	withUsage(c, env)
+	if then != nil {
+		then(env)
+	}
+	return finish(f, env)
 }
 
-// runCall executes a call through the process's dispatcher and prints
-// its envelope.
-func runCall(ctx context.Context, f *Factory, opts *CallOptions) error {
-	return finish(f, f.Call(ctx, opts.Tool, opts.JSON()))
+// withUsage answers arguments that do not fit a tool's schema, given to
+// the tool's own command, with the command's one-line usage.
+func withUsage(c *cobra.Command, env *tool.Envelope) {
+	if e := env.Error; e != nil && e.BadArgs && c.Annotations[annotationTool] != "" {
+		e.Hint = "usage: " + usageLine(c, true)
+	}
 }
 
 // Call runs one tool call through the dispatcher. It never fails: every
@@ -248,120 +376,12 @@ func (f *Factory) Call(ctx context.Context, name string, args json.RawMessage) *
 	return d.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: f.approval()})
 }
 
-// Dispatcher is the process's one call path, built on first use from the
-// registry, the config, the agent profile and role, the tool env, the
-// budget and the time limit. Every command, mcode call, batch and serve
-// use it.
-func (f *Factory) Dispatcher() (*dispatch.Dispatcher, error) {
-	f.dispatcherOnce.Do(func() { f.dispatcher, f.dispatcherErr = f.newDispatcher() })
-	return f.dispatcher, f.dispatcherErr
-}
-
-func (f *Factory) newDispatcher() (*dispatch.Dispatcher, error) {
-	cfg, err := f.Config()
-	if err != nil {
-		return nil, err
-	}
-	reg, err := tool.NewRegistry(f.Tools()...)
-	if err != nil {
-		return nil, err
-	}
-	providers, err := f.providers(cfg, reg)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range providers {
-		reg.AddProvider(p)
-	}
-	profile, err := f.profile(cfg)
-	if err != nil {
-		return nil, err
-	}
-	toolEnv, err := f.toolEnv(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := outsideRoots(toolEnv.Root, cfg.Workspace.Roots, personHomePath); err != nil {
-		return nil, err
-	}
-	limit, err := f.timeout()
-	if err != nil {
-		return nil, err
-	}
-	o := dispatch.Options{
-		Registry: reg, Profile: profile, Env: toolEnv, Timeout: limit,
-		Budget: f.budget(cfg), PolicyIgnored: f.policyIgnored,
-	}
-	if err := f.guard(cfg, &o); err != nil {
-		return nil, err
-	}
-	return dispatch.New(o), nil
-}
-
 // interrupted is the error of a call that SIGINT or SIGTERM stopped.
 func interrupted() *tool.Error { return dispatch.Interrupted() }
 
 // approval is --approval, else MCODE_APPROVAL.
 func (f *Factory) approval() string {
 	return cmp.Or(f.Global.Approval, f.Getenv("MCODE_APPROVAL"))
-}
-
-// profile builds the caller's agent profile from flags, env and config.
-// --agent and MCODE_AGENT, --role and MCODE_ROLE are the caller's to
-// set, and only ever narrow: when both of a pair are given, the call gets
-// what both allow.
-func (f *Factory) profile(cfg *config.Config) (tool.Profile, error) {
-	name, agent, err := f.agent(cfg)
-	if err != nil {
-		return tool.Profile{}, err
-	}
-	// The requested roles were checked with the global flags.
-	flagRole, envRole := f.Global.Role, f.Getenv("MCODE_ROLE")
-	role := tool.NarrowestRole(agent.Role, flagRole, envRole)
-	for _, asked := range []struct{ role, from string }{{flagRole, "flag --role"}, {envRole, "environment variable MCODE_ROLE"}} {
-		if asked.role != "" && asked.role != role {
-			f.ignorePolicy("role", asked.from, fmt.Sprintf("role %s is wider than %s, which applies: a role only narrows", asked.role, role))
-		}
-	}
-	return tool.Profile{
-		Agent:      name,
-		Role:       role,
-		Allowed:    agent.Tools,
-		Disallowed: agent.DisallowedTools,
-		Subtask:    agent.Subtask,
-		Disabled:   f.Getenv("MCODE_DISABLE_TOOLS") == "1",
-	}, nil
-}
-
-// agent is the caller's agent, by name, with what it may use. When --agent
-// and MCODE_AGENT name two, the call gets what both allow.
-func (f *Factory) agent(cfg *config.Config) (string, config.Agent, error) {
-	named := func(name string) (config.Agent, error) {
-		agent, ok := cfg.Agents[strings.ToLower(name)]
-		if !ok && name != "default" {
-			known := make([]string, 0, len(cfg.Agents))
-			for k := range cfg.Agents {
-				known = append(known, k)
-			}
-			slices.Sort(known)
-			return agent, &tool.Error{Code: tool.CodeUsage,
-				Message: fmt.Sprintf("unknown agent %q", name),
-				Hint:    "agents in the config: " + strings.Join(known, ", ") + " (or default)"}
-		}
-		return agent, nil
-	}
-	flagName, envName := f.Global.Agent, f.Getenv("MCODE_AGENT")
-	name := cmp.Or(flagName, envName, "default")
-	agent, err := named(name)
-	if err != nil || flagName == "" || envName == "" || strings.EqualFold(flagName, envName) {
-		return name, agent, err
-	}
-	other, err := named(envName)
-	if err != nil {
-		return name, agent, err
-	}
-	f.ignorePolicy("agent", "flag --agent", fmt.Sprintf("agent %s gets no more than agent %s, which MCODE_AGENT names, allows", flagName, envName))
-	return name, config.IntersectAgents(agent, other), nil
 }
 
 // ignorePolicy records a loosening the caller asked for and did not get.
@@ -375,50 +395,3 @@ func (f *Factory) ignorePolicy(key, layer, why string) {
 // PolicyIgnored are the loosenings of the policy this call asked for and
 // did not get, from every layer (result.policy_ignored).
 func (f *Factory) PolicyIgnored() []config.Ignored { return f.policyIgnored }
-
-// timeout is the --timeout limit, or -1 when it is not given (each tool
-// then has its own; 0 is no limit).
-func (f *Factory) timeout() (time.Duration, error) {
-	if f.Global.Timeout == "" {
-		return -1, nil
-	}
-	d, err := config.ParseDuration(f.Global.Timeout)
-	if err != nil {
-		return 0, &tool.Error{Code: tool.CodeUsage, Message: "--timeout: " + err.Error(),
-			Hint: "e.g. --timeout 90 or --timeout 2m"}
-	}
-	return d, nil
-}
-
-// toolEnv is what a running tool may know of its caller.
-func (f *Factory) toolEnv(cfg *config.Config) (*tool.Env, error) {
-	root, err := f.RootDir()
-	if err != nil {
-		return nil, err
-	}
-	var live io.Writer
-	if f.IO.OutTTY && f.outputForm() == outputText {
-		live = f.IO.Out
-	}
-	return &tool.Env{
-		Live:             live,
-		Root:             root,
-		DataDir:          f.HomeDir(),
-		UserHome:         f.userHome(),
-		Session:          f.Getenv("MCODE_SESSION"),
-		Config:           cfg,
-		Now:              f.Now,
-		Stderr:           f.IO.ErrOut,
-		StderrIsTerminal: f.IO.ErrTTY,
-		Getenv:           f.Getenv,
-	}, nil
-}
-
-// budget moves an oversized output to MCODE_HOME/tool-outputs.
-func (f *Factory) budget(cfg *config.Config) budget.Budget {
-	return budget.Budget{
-		MaxInlineBytes: cfg.ToolResultCompaction.MaxInlineKiB * 1024,
-		Dir:            filepath.Join(f.HomeDir(), budget.DirName),
-		Now:            f.Now,
-	}
-}

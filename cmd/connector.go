@@ -10,9 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/connector"
-	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -30,7 +28,19 @@ func NewCmdConnector(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "connector <command>",
 		Short: "Find, inspect and call the tools of the MCP servers in mcpServers",
-		Args:  cobra.NoArgs,
+		Long: `Find, inspect and call the tools of MCP servers. The servers are declared
+under mcpServers in the config, as Claude Code's .mcp.json declares them:
+
+` + indent(connector.ConfigExample, "  ") + `
+
+A tool's name is SERVER__TOOL (docs__echo); its listing is cached, so a
+search starts no server. Then:
+
+  mcode connector servers                  # is each one up, how many tools
+  mcode connector tools --keyword echo     # find a tool
+  mcode connector tool docs__echo          # its description and input schema
+  mcode connector call docs__echo --args '{"message": "hi"}'`,
+		Args: cobra.NoArgs,
 	}
 	opts := &ConnectorOptions{}
 	servers := &cobra.Command{
@@ -82,7 +92,7 @@ func NewCmdConnector(f *Factory) *cobra.Command {
   echo '{"path":"/tmp"}' | mcode connector call files__list_directory --args -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, callOpts, nil, nil); err != nil {
+			if err := collectArgs(c, f.IO.In, callOpts, nil, false, nil); err != nil {
 				return err
 			}
 			return finish(f, f.connectorCall(c.Context(), args[0], callOpts.JSON()))
@@ -93,33 +103,9 @@ func NewCmdConnector(f *Factory) *cobra.Command {
 	return c
 }
 
-// connectorOf builds the connector of this caller: the servers its agent
-// may use.
-func (f *Factory) connectorOf(cfg *config.Config, profile tool.Profile) (*connector.Connector, error) {
-	root, err := f.RootDir()
-	if err != nil {
-		return nil, err
-	}
-	_, agent, err := f.agent(cfg)
-	if err != nil {
-		return nil, err
-	}
-	exe, _ := f.Executable() // without it, servers start without their warden
-	servers, untrusted := f.trustedServers(cfg, connector.Servers(cfg, agent.McpServers), root)
-	conn := &connector.Connector{
-		WardenExe: exe,
-		Servers:   servers,
-		Untrusted: untrusted,
-		DataDir:   f.HomeDir(),
-		Root:      root,
-		Getenv:    f.Getenv,
-		Version:   version,
-		Now:       f.Now,
-	}
-	f.closersMu.Lock()
-	f.closers = append(f.closers, conn.Close)
-	f.closersMu.Unlock()
-	return conn, nil
+// indent puts prefix before every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 // connectorRun runs one connector operation and wraps it in an envelope.
@@ -165,34 +151,6 @@ func (f *Factory) connectorCall(ctx context.Context, name string, args json.RawM
 			Hint:    "name an MCP tool as SERVER__TOOL (or SERVER/TOOL); `mcode connector tools` lists them, `mcode call` calls built-in tools"})
 	}
 	return f.Call(ctx, name, args)
-}
-
-// trustedServers splits the servers: those of the person's own config,
-// or whose definition a person trusted, start as usual; the others (a
-// config the caller can write defines them) are never started.
-func (f *Factory) trustedServers(cfg *config.Config, all []connector.Server, root string) ([]connector.Server, []connector.UntrustedServer) {
-	var ok []connector.Server
-	var held []connector.UntrustedServer
-	var store *approval.Store
-	for _, s := range all {
-		if s.Config.Trust != config.TrustUntrusted {
-			ok = append(ok, s)
-			continue
-		}
-		def := s.Config
-		layer := def.Layer
-		def.Trust, def.Layer = "", ""
-		u := tool.NewUntrusted("mcp server", s.Name, layer, root, def)
-		if store == nil {
-			store = f.approvals(cfg)
-		}
-		if store.Trusted(u.Digest) {
-			ok = append(ok, s)
-			continue
-		}
-		held = append(held, connector.UntrustedServer{Server: s, Def: u})
-	}
-	return ok, held
 }
 
 // untrustedServers stands for the tools of the MCP servers no person has

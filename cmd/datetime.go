@@ -10,19 +10,10 @@ import (
 func NewCmdDatetime(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: datetime.Name}
 	c := &cobra.Command{
-		Use:         "datetime [flags]",
-		Short:       "Print the current date and time in any IANA time zone",
-		Example:     "  mcode datetime --tz Europe/Paris",
-		Args:        cobra.NoArgs,
-		Annotations: map[string]string{annotationTool: datetime.Name},
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
-				return err
-			}
-			return callTool(c, f, opts, runF)
-		},
+		Use:     "datetime [flags]",
+		Short:   "Print the current date and time in any IANA time zone",
+		Example: "  mcode datetime --tz Europe/Paris",
+		RunE:    f.runTool(opts, runF),
 	}
-	c.Flags().String("tz", "", "IANA time zone, e.g. UTC or Asia/Tokyo (default: the local zone)")
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }

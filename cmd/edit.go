@@ -1,15 +1,16 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcode-dev/mcode/pkg/edit"
 	"github.com/mcode-dev/mcode/pkg/textedit"
@@ -19,7 +20,7 @@ import (
 // NewCmdEdit builds `mcode edit PATH --old S --new S [--replace-all]`.
 func NewCmdEdit(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: edit.EditName}
-	var oldS, newS, oldFile, newFile, edits string
+	var oldFile, newFile string
 	c := &cobra.Command{
 		Use:   "edit PATH [flags]",
 		Short: "Replace text in a file, changing only the bytes of the matched span",
@@ -34,65 +35,96 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
   mcode edit main.go --old-file old.txt --new-file new.txt --dry-run
   mcode edit main.go --edits '[{"old_string":"a","new_string":"b"},{"old_string":"c","new_string":"d"}]'
   mcode edit --args '{"file_path":"main.go","old_string":"a","new_string":"b"}'`,
-		Args:        cobra.MaximumNArgs(1),
-		Annotations: map[string]string{annotationTool: edit.EditName},
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := oneStdin(opts.ArgsSource, oldFile, newFile, edits); err != nil {
+			if err := oneStdin(c, opts.ArgsSource, oldFile, newFile); err != nil {
 				return err
 			}
-			if err := collectArgs(c, f.IO.In, opts, []string{"file_path"}, args); err != nil {
+			if err := f.toolArgs(c, opts, args); err != nil {
 				return err
 			}
-			for _, s := range []struct{ flag, value, file, field string }{
-				{"old", oldS, oldFile, "old_string"},
-				{"new", newS, newFile, "new_string"},
+			fromFile := map[string]string{} // field: the flag whose file gave it
+			for _, s := range []struct{ flag, file, field string }{
+				{"--old-file", oldFile, "old_string"},
+				{"--new-file", newFile, "new_string"},
 			} {
-				switch {
-				case c.Flags().Changed(s.flag):
-					opts.Args[s.field] = s.value
-				case s.file != "":
-					text, err := readTextFile(c.Context(), f.IO.In, "--"+s.flag+"-file", s.file)
-					if err != nil {
-						return err
-					}
-					opts.Args[s.field] = text
+				if s.file == "" {
+					continue
 				}
-			}
-			if edits != "" {
-				list, err := readEditsFlag(c.Context(), f.IO.In, edits)
+				text, err := readTextFile(c.Context(), f.IO.In, s.flag, s.file)
 				if err != nil {
 					return err
 				}
-				opts.Args["edits"] = list
+				opts.Args[s.field] = text
+				fromFile[s.field] = s.flag
 			}
-			return callTool(c, f, opts, runF)
+			notes := dropFileNewline(opts.Args, fromFile)
+			return callToolThen(c, f, opts, runF, func(env *tool.Envelope) { noteEdit(env, notes) })
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&oldS, "old", "", "the text to replace (old_string), exactly as in the file")
-	fl.StringVar(&newS, "new", "", "the text to put in its place (new_string), written as given")
 	fl.StringVar(&oldFile, "old-file", "", "read old_string from a file (- for stdin)")
 	fl.StringVar(&newFile, "new-file", "", "read new_string from a file (- for stdin)")
-	fl.Bool("replace-all", false, "replace every occurrence instead of requiring exactly one")
-	fl.Int("expect-count", 0, "refuse unless old_string occurs exactly N times")
-	fl.StringVar(&edits, "edits", "", `several edits as a JSON array [{"old_string","new_string","replace_all"}], @FILE, or - for stdin`)
-	fl.String("if-match", "", "sha256 of the file as read returned it; refuse (stale) if its bytes changed since")
-	fl.Bool("dry-run", false, "show the diff, write nothing")
-	noField(c, "old", "new", "old-file", "new-file", "edits")
-	c.MarkFlagsMutuallyExclusive("old", "old-file")
-	c.MarkFlagsMutuallyExclusive("new", "new-file")
-	addArgsFlag(c, opts)
+	f.toolCommand(c, opts)
+	c.MarkFlagsMutuallyExclusive("old-string", "old", "old-file")
+	c.MarkFlagsMutuallyExclusive("new-string", "new", "new-file")
 	return c
 }
 
-// oneStdin refuses a command line where two sources both read stdin.
-func oneStdin(sources ...string) error {
+// dropFileNewline drops the final newline a file (a heredoc, an editor)
+// puts after the text of --old-file or --new-file, when the other string
+// has none: old "a" with new "b\n" from a heredoc would add a line.
+func dropFileNewline(args map[string]any, fromFile map[string]string) []string {
+	var notes []string
+	for field, other := range map[string]string{"old_string": "new_string", "new_string": "old_string"} {
+		flag, ok := fromFile[field]
+		text, _ := args[field].(string)
+		counterpart, isText := args[other].(string)
+		if !ok || !isText || !strings.HasSuffix(text, "\n") || strings.HasSuffix(counterpart, "\n") {
+			continue
+		}
+		trimmed := strings.TrimSuffix(text, "\n")
+		trimmed = strings.TrimSuffix(trimmed, "\r")
+		args[field] = trimmed
+		notes = append(notes, fmt.Sprintf("the final newline of %s was dropped, since %s has none", flag, other))
+	}
+	slices.Sort(notes)
+	return notes
+}
+
+// noteEdit says in the result what the command changed in its input.
+func noteEdit(env *tool.Envelope, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	text := strings.Join(notes, "; ")
+	if env.Error != nil {
+		env.Error.Hint = strings.TrimPrefix(env.Error.Hint+" ("+text+")", " ")
+		return
+	}
+	if res, ok := env.Result.(*edit.Result); ok {
+		res.Notes = append(res.Notes, notes...)
+	}
+	if env.Output != nil {
+		first, rest, _ := strings.Cut(*env.Output, "\n")
+		out := first + " (" + text + ")\n" + rest
+		env.Output = &out
+	}
+}
+
+// oneStdin refuses a command line where two sources both read stdin:
+// the given ones (--args, --old-file…) and every JSON flag set to -.
+func oneStdin(c *cobra.Command, sources ...string) error {
 	n := 0
 	for _, s := range sources {
 		if s == "-" {
 			n++
 		}
 	}
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		if jv, ok := fl.Value.(*jsonValue); ok && jv.raw == "-" {
+			n++
+		}
+	})
 	if n > 1 {
 		return &tool.Error{Code: tool.CodeUsage,
 			Message: "more than one input reads stdin (-)",
@@ -148,32 +180,4 @@ func readTextFileNow(in io.Reader, flag, name string) (string, error) {
 			Hint:    "give the text as UTF-8; mcode decodes and re-encodes the file itself"}
 	}
 	return string(data), nil
-}
-
-// readEditsFlag parses --edits: a JSON array, @FILE or - for stdin.
-func readEditsFlag(ctx context.Context, in io.Reader, src string) (any, error) {
-	raw := []byte(src)
-	switch {
-	case src == "-":
-		text, err := readTextFile(ctx, in, "--edits", "-")
-		if err != nil {
-			return nil, err
-		}
-		raw = []byte(text)
-	case len(src) > 0 && src[0] == '@':
-		text, err := readTextFile(ctx, in, "--edits", src[1:])
-		if err != nil {
-			return nil, err
-		}
-		raw = []byte(text)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var list []any
-	if err := dec.Decode(&list); err != nil {
-		return nil, &tool.Error{Code: tool.CodeUsage,
-			Message: fmt.Sprintf("--edits is not a JSON array: %v", err),
-			Hint:    `pass --edits '[{"old_string":"a","new_string":"b"}]', or @FILE, or - for stdin`}
-	}
-	return list, nil
 }

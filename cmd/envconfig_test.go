@@ -30,9 +30,21 @@ var enumValues = map[string]string{
 	"guard.defaultPolicy": "deny",
 	"agents.probe.role":   "explore",
 	// guard.paths.*: allow, require_approval, deny
-	"guard.paths.sensitive":   "deny",
-	"guard.paths.outsideRoot": "deny",
-	"mcpServers.probe.tier":   "extension",
+	"guard.paths.sensitive":         "deny",
+	"guard.paths.outsideRoot":       "deny",
+	"mcpServers.probe.tier":         "extension",
+	"sandbox.mode":                  "read-only",
+	"mcpServers.probe.sandbox.mode": "read-only",
+}
+
+// listValues are valid values of lists of a form of their own.
+var listValues = map[string][2]string{
+	"sandbox.network":                   {"443,22", "[443 22]"},
+	"sandbox.writable":                  {"/a,/b", "[/a /b]"},
+	"sandbox.readDeny":                  {"/a,~/b", "[/a ~/b]"},
+	"mcpServers.probe.sandbox.network":  {"off", "[off]"},
+	"mcpServers.probe.sandbox.writable": {"/a,/b", "[/a /b]"},
+	"mcpServers.probe.sandbox.readDeny": {"/a,/b", "[/a /b]"},
 }
 
 // otherValues are valid values of keys with a form of their own.
@@ -97,6 +109,9 @@ func envKeys(t reflect.Type, name string, path []string) []envKey {
 		k.good, k.want, k.bad = "/a,/b", "[/a /b]", "relative"
 	case t.Kind() == reflect.Slice:
 		k.good, k.want = "a,b", "[a b]"
+		if v, ok := listValues[key]; ok {
+			k.good, k.want = v[0], v[1]
+		}
 	default:
 		panic(fmt.Sprintf("envKeys: no test value for %s (%s)", key, t))
 	}

@@ -22,17 +22,7 @@ plain text. Printed as output, or written atomically to --out. Texts over
 		Example: `  mcode extract report.pdf
   mcode extract slides.pptx --out slides.md
   mcode extract page.html --format text`,
-		Args:        cobra.MaximumNArgs(1),
-		Annotations: map[string]string{annotationTool: extract.Name},
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, opts, []string{"path"}, args); err != nil {
-				return err
-			}
-			return callTool(c, f, opts, runF)
-		},
+		RunE: f.runTool(opts, runF),
 	}
-	c.Flags().String("out", "", "write the text to this file (atomically) instead of printing it")
-	c.Flags().String("format", extract.FormatMarkdown, "markdown or text")
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }

@@ -51,6 +51,13 @@ type Factory struct {
 	closersMu sync.Mutex
 	closers   []func() // what the process ends before it exits (parked MCP sessions)
 
+	// serving is set by mcp serve: bash moves to the background sooner
+	// there (exec.AutoBackgroundServe).
+	serving bool
+
+	builtinsOnce sync.Once
+	builtinList  []*tool.Tool // f.Tools(), built once (builtins)
+
 	dispatcherOnce sync.Once
 	dispatcher     *dispatch.Dispatcher
 	dispatcherErr  error

@@ -43,23 +43,10 @@ the cache.`,
   mcode fetch https://api.github.com/repos/golang/go --format raw
   mcode fetch https://example.com/long-page --offset 32768
   mcode fetch --args '{"url": "https://example.com/report.pdf", "max_bytes": "20MiB"}'`,
-		Args:        cobra.MaximumNArgs(1),
-		Annotations: map[string]string{annotationTool: fetch.Name},
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, opts, []string{"url"}, args); err != nil {
-				return err
-			}
-			return callTool(c, f, opts, runF)
-		},
+		RunE: f.runTool(opts, runF),
 	}
-	var format string
-	enumFlag(c, &format, "format", "", fetch.FormatMarkdown, fetch.Formats, "what an HTML page becomes")
-	c.Flags().Int("offset", 0, "byte of the text to start from: continuation.next_offset of the call before")
-	c.Flags().String("max-bytes", "", fmt.Sprintf("most body bytes to read, e.g. 20MiB (default %s, at most %s)",
-		fsutil.HumanBytes(fetch.DefaultMaxBytes), fsutil.HumanBytes(fetch.MaxMaxBytes)))
+	// --timeout reads a duration, as every duration flag does.
 	secondsFlag(c, "timeout", fmt.Sprintf("time limit of the whole call in `seconds` (30) or a duration (30s, 2m): default %d, at most %d",
 		int(fetch.DefaultTimeout.Seconds()), int(fetch.MaxTimeout.Seconds())))
-	c.Flags().Bool("no-cache", false, "fetch anew, neither using nor keeping the cached copy")
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }

@@ -18,17 +18,7 @@ text the encoding and line endings as read reports them, and the size.
 Directories, FIFOs, sockets and devices are named from stat, never opened.`,
 		Example: `  mcode filetype report.pdf data.bin notes.txt
   mcode filetype --args '{"paths": ["a.docx"]}'`,
-		Annotations: map[string]string{annotationTool: filetype.Name},
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
-				return err
-			}
-			if _, ok := opts.Args["paths"]; len(args) > 0 || !ok {
-				opts.Args["paths"] = args
-			}
-			return callTool(c, f, opts, runF)
-		},
+		RunE: f.runTool(opts, runF),
 	}
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }

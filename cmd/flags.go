@@ -56,4 +56,5 @@ func (s *secondsValue) Set(v string) error {
 // word in backquotes in usage names its value in the help.
 func secondsFlag(c *cobra.Command, name, usage string) {
 	c.Flags().Var(&secondsValue{}, name, usage)
+	fieldFlag(c, name, strings.ReplaceAll(name, "-", "_"))
 }

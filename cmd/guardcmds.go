@@ -28,12 +28,6 @@ import (
 // DefaultAuditLimit is how many entries mcode audit shows by default.
 const DefaultAuditLimit = 50
 
-// mainField is the parameter that `guard check TOOL VALUE` fills.
-var mainField = map[string]string{
-	"bash": "command", "read": "path", "write": "file_path", "edit": "file_path", "apply_patch": "input",
-	"rm": "paths", "trash_put": "paths", "grep": "pattern", "glob": "pattern",
-}
-
 // NewCmdGuard builds `mcode guard check`.
 func NewCmdGuard(f *Factory) *cobra.Command {
 	c := &cobra.Command{
@@ -51,15 +45,18 @@ func NewCmdGuard(f *Factory) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Tool = args[0]
-			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
+			if err := collectArgs(c, f.IO.In, opts, nil, false, nil); err != nil {
 				return err
 			}
 			if len(args) > 1 {
-				field, ok := mainField[args[0]]
-				if !ok {
+				// VALUE fills the tool's first positional, as on its own
+				// command line.
+				t := f.builtin(tool.NormalizeName(args[0]))
+				if t == nil || len(t.Positional()) == 0 {
 					return usageError(c, fmt.Errorf("%s has no main parameter for a positional value: pass the call with --args", args[0]))
 				}
-				if field == "paths" {
+				field := t.Positional()[0]
+				if listParam(t, field) {
 					opts.Args[field] = args[1:]
 				} else {
 					opts.Args[field] = strings.Join(args[1:], " ")
@@ -98,7 +95,9 @@ func (f *Factory) guardCheck(c *cobra.Command, opts *CallOptions) *tool.Envelope
 			return fail(err)
 		}
 		call.Args = args
-		if err := t.Validate(args); err != nil {
+		// The guard judges what is given: write ~/.ssh/config needs no
+		// content to be judged on its path.
+		if err := t.ValidateGiven(args); err != nil {
 			return fail(err)
 		}
 		var o dispatch.Options
@@ -391,7 +390,7 @@ func NewCmdAudit(f *Factory) *cobra.Command {
 			if err != nil {
 				return finish(f, tool.NewEnvelope("audit", nil, err))
 			}
-			log := audit.Open(f.HomeDir(), cfg.Audit.MaxMiB, f.Now)
+			log := f.auditLog(cfg)
 			entries, bad, err := log.Read(filter)
 			if err != nil {
 				return finish(f, tool.NewEnvelope("audit", nil, fmt.Errorf("reading %s: %w", log.Path, err)))
@@ -440,4 +439,16 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("--since %s: expected a duration (90s, 2h) or a time (2026-12-01, 2026-12-01T10:00:00Z)", strconv.Quote(s))
+}
+
+// guardError turns a store error into the contract's shape.
+func guardError(err error) error {
+	if ae, ok := err.(*approval.Error); ok {
+		code := tool.CodeNotFound
+		if ae.Code != "unknown" {
+			code = tool.CodeUsage
+		}
+		return &tool.Error{Code: code, Message: ae.Error(), Hint: "`mcode approve` lists the approvals and their state"}
+	}
+	return err
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcode-dev/mcode/pkg/connector"
 	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -34,11 +33,10 @@ func Main() int { return MainWith(nil) }
 // MainWith is Main with the factory adjusted first: a test binary points
 // the person's trusted files at its own.
 func MainWith(adjust func(*Factory)) int {
-	if len(os.Args) > 1 && os.Args[1] == exec.SupervisorArg {
-		return exec.Supervise(os.Args[2:], exec.SupervisorStreams()) // a background task's supervisor: no command tree
-	}
-	if len(os.Args) > 1 && os.Args[1] == connector.WardenArg {
-		return connector.Warden(os.Args[2:]) // the warden of a stdio MCP server: no command tree
+	if len(os.Args) > 1 {
+		if hidden, ok := hiddenCommands[os.Args[1]]; ok {
+			return hidden(os.Args[2:])
+		}
 	}
 	if len(os.Args) > 1 && os.Args[1] == exec.Name {
 		// The call's supervisor starts now, while this process sets up.

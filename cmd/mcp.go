@@ -71,6 +71,7 @@ func mcpServe(ctx context.Context, f *Factory, opts *MCPServeOptions) error {
 	if err != nil {
 		return fail(err)
 	}
+	f.serving = true
 	d, err := f.Dispatcher()
 	if err != nil {
 		return fail(err)

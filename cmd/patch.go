@@ -33,19 +33,19 @@ mode are kept per file. Tool name: apply_patch.`,
   EOF
   diff -u old/a.txt new/a.txt | mcode patch --strip 1
   mcode patch --args '{"input": "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n"}'`,
-		Args:        cobra.MaximumNArgs(1),
-		Annotations: map[string]string{annotationTool: patch.Name},
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			src := ""
 			if len(args) == 1 {
 				src = args[0]
-			} else if opts.ArgsSource == "" && !f.IO.InTTY {
+			} else if opts.ArgsSource == "" && !f.IO.InTTY && !c.Flags().Changed("input") && !c.Flags().Changed("patch") {
 				src = "-"
 			}
-			if err := oneStdin(opts.ArgsSource, src); err != nil {
+			if err := oneStdin(c, opts.ArgsSource, src); err != nil {
 				return err
 			}
-			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
+			// FILE holds the patch: it fills no parameter by itself.
+			if err := f.toolArgs(c, opts, nil); err != nil {
 				return err
 			}
 			if src != "" {
@@ -59,15 +59,11 @@ mode are kept per file. Tool name: apply_patch.`,
 				if _, ok := opts.Args["patch"]; !ok {
 					return &tool.Error{Code: tool.CodeUsage,
 						Message: "no patch given",
-						Hint:    fmt.Sprintf("give the patch as FILE, on stdin (- or a pipe), or as --args '{\"input\": \"…\"}'; usage: %s", c.UseLine())}
+						Hint:    fmt.Sprintf("give the patch as FILE, on stdin (- or a pipe), or as --args '{\"input\": \"…\"}'; usage: %s", usageLine(c, true))}
 				}
 			}
 			return callTool(c, f, opts, runF)
 		},
 	}
-	fl := c.Flags()
-	fl.Bool("check", false, "locate every hunk and show the result and diff, write nothing")
-	fl.Int("strip", 0, "for a unified diff: leading path components to drop from its file names, as patch -p (default: a/ and b/ dropped by themselves)")
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }

@@ -138,6 +138,34 @@ var policyCases = []policyCase{
 		personSays: "/work",
 	},
 	{
+		key: "sandbox.mode", person: "sandbox: {mode: workspace-write}",
+		loosen: "sandbox: {mode: danger-full-access}", tighten: "sandbox: {mode: read-only}",
+		loosenEnv: [2]string{"MCODE_SANDBOX_MODE", "danger-full-access"}, tightenEnv: [2]string{"MCODE_SANDBOX_MODE", "read-only"},
+		effect:     func(c *config.Config) string { return c.Sandbox.Mode },
+		personSays: "workspace-write", tightened: "read-only",
+	},
+	{
+		key: "sandbox.network", person: "sandbox: {network: [api.github.com:443, '22']}",
+		loosen: "sandbox: {network: [on]}", tighten: "sandbox: {network: ['22']}",
+		loosenEnv: [2]string{"MCODE_SANDBOX_NETWORK", "on"}, tightenEnv: [2]string{"MCODE_SANDBOX_NETWORK", "22"},
+		effect:     func(c *config.Config) string { return strings.Join(c.Sandbox.Network, ",") },
+		personSays: "api.github.com:443,22", tightened: "22",
+	},
+	{
+		key: "sandbox.writable", person: "sandbox: {writable: [/data]}",
+		loosen: "sandbox: {writable: [/etc]}", tighten: "",
+		loosenEnv:  [2]string{"MCODE_SANDBOX_WRITABLE", "/etc"},
+		effect:     func(c *config.Config) string { return strings.Join(c.Sandbox.Writable, ",") },
+		personSays: "/data",
+	},
+	{
+		key: "sandbox.readDeny", person: "sandbox: {readDeny: [~/private]}",
+		loosen: "", tighten: "sandbox: {readDeny: [~/notes]}",
+		tightenEnv: [2]string{"MCODE_SANDBOX_READDENY", "~/notes"},
+		effect:     func(c *config.Config) string { return strings.Join(c.Sandbox.ReadDeny, ",") },
+		personSays: "~/private", tightened: "~/private,~/notes",
+	},
+	{
 		key: "agents.reviewer.role", person: "agents: {reviewer: {role: verifier}}",
 		loosen: "agents: {reviewer: {role: worker}}", tighten: "agents: {reviewer: {role: explore}}",
 		loosenEnv: [2]string{"MCODE_AGENTS_REVIEWER_ROLE", "worker"}, tightenEnv: [2]string{"MCODE_AGENTS_REVIEWER_ROLE", "explore"},
@@ -245,7 +273,6 @@ func TestEveryPolicyKeyHasACase(t *testing.T) {
 		"mcpServers":   "connector.txtar: an untrusted server is not started before trust",
 		"tools.custom": "cmdtool.txtar and TestLayersDoNotLeakIntoEachOther",
 		"tools.dirs":   "TestEveryConfigKeyFromEnv: the dirs of an untrusted layer are untrusted",
-		"sandbox":      "the sandbox's own tests",
 		"agents":       "the agents.reviewer cases above",
 	}
 	covered := map[string]bool{}

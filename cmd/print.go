@@ -60,8 +60,14 @@ func printText(f *Factory, env *tool.Envelope) int {
 	if notices != "" {
 		fmt.Fprintln(f.IO.ErrOut, paint(dim, notices))
 	}
-	if env.Truncated && env.Continuation != nil && env.Continuation.Hint != "" && !strings.Contains(notices, env.Continuation.Hint) {
-		fmt.Fprintln(f.IO.ErrOut, paint(dim, "[output was truncated: "+env.Continuation.Hint+"]"))
+	// When more follows (a page that stops before the end, a cut
+	// output), one line says so: the text alone does not show it.
+	if c := env.Continuation; c != nil && c.Hint != "" && (env.Truncated || c.NextOffset > 0) && !strings.Contains(notices, c.Hint) {
+		line := "[" + c.Hint + "]"
+		if env.Truncated {
+			line = "[output was truncated: " + c.Hint + "]"
+		}
+		fmt.Fprintln(f.IO.ErrOut, paint(dim, line))
 	}
 	if e := env.Error; e != nil {
 		who := "mcode"

@@ -26,19 +26,7 @@ at once.`, read.MaxLimit, read.MaxLineChars, read.MaxOutputBytes/1024, read.MaxP
   mcode read paper.pdf --pages 1-5
   mcode read deck.pptx --pages 2-4
   mcode read --args '{"path": "analysis.ipynb", "offset": 3, "limit": 2}'`,
-		Args:        cobra.MaximumNArgs(1),
-		Annotations: map[string]string{annotationTool: read.Name},
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, opts, []string{"path"}, args); err != nil {
-				return err
-			}
-			return callTool(c, f, opts, runF)
-		},
+		RunE: f.runTool(opts, runF),
 	}
-	c.Flags().Int("offset", 1, "first line to show, from 1 (notebooks: first cell)")
-	c.Flags().Int("limit", read.DefaultLimit, fmt.Sprintf("lines to show, 1 to %d (notebooks: cells)", read.MaxLimit))
-	c.Flags().Int("column", 1, fmt.Sprintf("character of the line at --offset to start from, from 1: the rest of a line cut at %d characters", read.MaxLineChars))
-	c.Flags().String("pages", "", fmt.Sprintf("PDF pages, slides or sheets: 3, 1-5, 10- or 1-3,7 (PDF: at most %d a call)", read.MaxPDFPages))
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }

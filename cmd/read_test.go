@@ -63,12 +63,12 @@ func TestReadCommandEnvelope(t *testing.T) {
 		code string
 	}{
 		{[]string{"read", "nope.txt"}, tool.ExitFailure, "not_found"},
-		{[]string{"read", "a.txt", "--offset", "0"}, tool.ExitUsage, "usage"},
+		{[]string{"read", "a.txt", "--offset", "-1"}, tool.ExitUsage, "usage"},
 		{[]string{"read", "a.txt", "--limit", "2001"}, tool.ExitUsage, "usage"},
 		{[]string{"read", "a.txt", "--limit", "0"}, tool.ExitUsage, "usage"},
 		{[]string{"read", "a.txt", "--offset", "3"}, tool.ExitFailure, "invalid_args"},
 		{[]string{"read"}, tool.ExitUsage, "usage"},
-		{[]string{"read", "a.txt", "b.txt"}, tool.ExitUsage, "usage"},
+		{[]string{"read", "a.txt", "b.txt"}, tool.ExitFailure, "not_found"}, // a.txt is read, b.txt is missing
 		{[]string{"read", "/dev/zero"}, tool.ExitFailure, "special_file"},
 		{[]string{"read", "."}, tool.ExitFailure, "is_directory"},
 	} {

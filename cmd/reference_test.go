@@ -98,7 +98,7 @@ func TestManPagesCarryTheToolsText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		".SH TOOL\n", ".SH PARAMETERS\n", ".TP\n\\fBpath\\fP (string, required)\n",
+		".SH TOOL\n", ".SH PARAMETERS\n", ".TP\n\\fBpath\\fP (string or array, required)\n",
 		"Reads a file from the local filesystem", ".IP \\(bu 2\n", ".SH EXAMPLES\n",
 		".TP\n\\fB\\-\\-offset\\fP\n",
 	} {

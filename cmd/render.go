@@ -45,7 +45,6 @@ same input gives the same bytes.
 			}
 			return nil
 		},
-		Annotations: map[string]string{annotationTool: render.Name},
 		RunE: func(c *cobra.Command, args []string) error {
 			stdin := len(args) == 2 && args[1] == "-"
 			if stdin && c.Flags().Changed("markdown") {
@@ -53,12 +52,12 @@ same input gives the same bytes.
 					Hint: "give the Markdown one way"}
 			}
 			if stdin {
-				if err := oneStdin(opts.ArgsSource, "-"); err != nil {
+				if err := oneStdin(c, opts.ArgsSource, "-"); err != nil {
 					return err
 				}
 				args = args[:1]
 			}
-			if err := collectArgs(c, f.IO.In, opts, []string{"format", "source"}, args); err != nil {
+			if err := f.toolArgs(c, opts, args); err != nil {
 				return err
 			}
 			if stdin {
@@ -71,14 +70,7 @@ same input gives the same bytes.
 			return callTool(c, f, opts, runF)
 		},
 	}
-	fl := c.Flags()
-	fl.String("out", "", "the file to write (default: SOURCE with the format's extension)")
-	fl.String("markdown", "", "the Markdown text itself, instead of a file")
-	fl.String("aspect", "", "pptx slide shape: 16:9 (default) or 4:3")
-	fl.String("paper", "", "pdf paper: a4 (default) or letter")
-	fl.Bool("cover", false, "pdf: begin with a cover page (title, subtitle, author, date)")
-	addArgsFlag(c, opts)
-	return c
+	return f.toolCommand(c, opts)
 }
 
 // readMarkdown reads the source from stdin, within render's limit.

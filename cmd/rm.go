@@ -1,10 +1,6 @@
 package cmd
 
 import (
-	"bufio"
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
@@ -14,7 +10,7 @@ import (
 // NewCmdRm builds `mcode rm [-rfdiv] [--] PATHS…`.
 func NewCmdRm(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 	opts := &CallOptions{Tool: trash.RmName}
-	var upperR, verbose bool
+	var verbose bool
 	c := &cobra.Command{
 		Use:   "rm [-rfdiv] [--] PATHS…",
 		Short: "Delete files and directories into the trash, with rm's flags (restore with mcode trash restore)",
@@ -26,33 +22,20 @@ path gets an id for "mcode trash restore".`,
 		Example: `  mcode rm build.log
   mcode rm -rf build/ dist/
   mcode rm --args '{"paths":["build"],"recursive":true}'`,
-		Annotations: map[string]string{annotationTool: trash.RmName},
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := collectArgs(c, f.IO.In, opts, nil, nil); err != nil {
+			if err := f.toolArgs(c, opts, args); err != nil {
 				return err
 			}
-			if _, ok := opts.Args["paths"]; len(args) > 0 || !ok {
+			if _, ok := opts.Args["paths"]; !ok {
 				// No operand at all is for the tool to judge: rm -f
 				// accepts it, plain rm does not.
-				opts.Args["paths"] = jsonSafe(args)
-			}
-			if upperR {
-				opts.Args["recursive"] = true
+				opts.Args["paths"] = []string{}
 			}
 			return callTool(c, f, opts, runF)
 		},
 	}
-	fl := c.Flags()
-	fl.BoolP("force", "f", false, "a path that does not exist is no error")
-	fl.BoolP("recursive", "r", false, "trash directories with their contents")
-	fl.BoolVarP(&upperR, "recursive-R", "R", false, "same as -r")
-	fl.BoolP("dir", "d", false, "trash empty directories")
-	fl.BoolP("interactive", "i", false, "ask before each removal (needs a terminal; refused otherwise)")
-	fl.BoolVarP(&verbose, "verbose", "v", false, "accepted for rm's sake: the result always lists what was trashed")
-	_ = fl.MarkHidden("recursive-R")
-	noField(c, "recursive-R", "verbose")
-	addArgsFlag(c, opts)
-	return c
+	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "accepted for rm's sake: the result always lists what was trashed")
+	return f.toolCommand(c, opts)
 }
 
 // jsonSafe keeps command-line paths whole on their way through JSON: a
@@ -64,30 +47,4 @@ func jsonSafe(args []string) []string {
 		out[i] = fsutil.DisplayPath(a)
 	}
 	return out
-}
-
-// rmAsker returns who can answer rm's questions: the person at the
-// terminal that standard input is, asked on stderr after prefix, or
-// nobody (nil), in which case rm refuses rather than waits for an answer
-// that cannot come.
-func (f *Factory) rmAsker(prefix string) trash.Asker {
-	if !f.IO.InTTY {
-		return nil
-	}
-	in := bufio.NewReader(f.IO.In)
-	return func(question string) (bool, error) {
-		fmt.Fprint(f.IO.ErrOut, prefix+question)
-		return readYes(in)
-	}
-}
-
-// readYes reads one answer line: yes when it starts with y or Y (rm's
-// rpmatch in the C locale); end of input is no.
-func readYes(in *bufio.Reader) (bool, error) {
-	line, err := in.ReadString('\n')
-	if err != nil && line == "" {
-		return false, nil
-	}
-	line = strings.TrimLeft(line, " \t")
-	return strings.HasPrefix(line, "y") || strings.HasPrefix(line, "Y"), nil
 }

@@ -74,6 +74,7 @@ var subcommands = []subcommand{
 	{name: "approve", build: NewCmdApprove},
 	{name: "deny", build: NewCmdDeny},
 	{name: "audit", build: NewCmdAudit},
+	{name: "sandbox", build: NewCmdSandbox},
 	{name: "version", build: NewCmdVersion},
 	{name: "man", build: NewCmdMan, wholeTree: true},
 }
@@ -113,9 +114,8 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 script, a model's bash tool) every command prints exactly one JSON object on
 stdout ({"ok", "tool", "output", "result", "truncated", "continuation",
 "archived", "error", "duration_ms"}); on a terminal it prints the text, and
--o json|text chooses. It exits with a code a script can branch on: 0 ok,
-1 tool failure, 2 usage, 75 approval required, 77 denied, 124 timeout,
-130 interrupted; mcode bash exits with the command's own status.
+-o json|text chooses. It exits with a code a script can branch on:
+` + tool.ExitCodesLine() + `; mcode bash exits with the command's own status.
 
 Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 		SilenceErrors: true,

@@ -19,6 +19,10 @@ func TestNewCmdGrepGlobFlagsEqualArgs(t *testing.T) {
 			map[string]any{"pattern": "foo", "path": "src", "glob": []string{"*.go", "!*_test.go"}, "mode": "content",
 				"case_insensitive": true, "fixed_strings": true, "context": int64(2), "multiline": true, "limit": int64(5), "sort": "modified", "no_ignore": true}},
 		{[]string{"grep", "--args", `{"pattern":"x","limit":3}`, "--limit", "4"}, map[string]any{"pattern": "x", "limit": int64(4)}},
+		// rg's and grep's habits: -rn, several paths, Claude Code's names as flags.
+		{[]string{"grep", "-rn", "x", "a.py", "src"}, map[string]any{"pattern": "x", "path": []string{"a.py", "src"}, "recursive": true, "line_number": true}},
+		{[]string{"grep", "x", "--output-mode", "files_with_matches", "--path", "src/x.py", "--case_insensitive", "--head_limit", "3"},
+			map[string]any{"pattern": "x", "path": "src/x.py", "mode": "files", "case_insensitive": true, "limit": int64(3)}},
 		{[]string{"glob", "**/*.go", "pkg", "--include-ignored", "--sort", "modified", "--limit", "7", "--type", "dir"},
 			map[string]any{"pattern": "**/*.go", "path": "pkg", "include_ignored": true, "sort": "modified", "limit": int64(7), "type": "dir"}},
 	}

@@ -1,13 +1,12 @@
 package cmd
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
+	"github.com/mcode-dev/mcode/pkg/connector"
+	"github.com/mcode-dev/mcode/pkg/exec"
 	"github.com/mcode-dev/mcode/pkg/fetch"
-	"github.com/mcode-dev/mcode/pkg/skill"
+	"github.com/mcode-dev/mcode/pkg/guide"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -64,8 +63,8 @@ func skillRun(c *cobra.Command, f *Factory, opts *SkillOptions) *tool.Envelope {
 		return fail(err)
 	}
 	usages := toolUsages(c.Root())
-	data := skill.Data{Role: profile.Role, MaxInlineKiB: cfg.ToolResultCompaction.MaxInlineKiB,
-		AutoBackground: cfg.Bash.AutoBackgroundAfter}
+	data := guide.Data{Role: profile.Role, MaxInlineKiB: cfg.ToolResultCompaction.MaxInlineKiB,
+		AutoBackground: cfg.Bash.AutoBackgroundAfter, AutoBackgroundServe: exec.AutoBackgroundServe, MCPConfig: connector.ConfigExample}
 	if profile.Agent != "default" {
 		data.Agent = profile.Agent
 	}
@@ -79,18 +78,18 @@ func skillRun(c *cobra.Command, f *Factory, opts *SkillOptions) *tool.Envelope {
 		if usage == "" {
 			usage = "mcode call " + t.Name + " --args JSON"
 		}
-		data.Tools = append(data.Tools, skill.Entry{Name: t.Name, Usage: usage, Summary: skill.Summary(def.Description), Mode: t.Mode})
+		data.Tools = append(data.Tools, guide.Entry{Name: t.Name, Usage: usage, Summary: guide.Summary(def.Description), Mode: t.Mode})
 		names = append(names, t.Name)
 		data.Web = data.Web || t.Name == fetch.Name
 	}
-	text, err := skill.Render(data)
+	text, err := guide.Render(data)
 	if err != nil {
 		return fail(err)
 	}
-	result := map[string]any{"name": skill.Name, "agent": profile.Agent, "role": profile.Role, "tools": names, "path": nil}
+	result := map[string]any{"name": guide.Name, "agent": profile.Agent, "role": profile.Role, "tools": names, "path": nil}
 	if opts.Install != "" {
 		dir := (&tool.Env{Root: mustRoot(f), UserHome: f.userHome()}).Abs(opts.Install)
-		path, err := skill.Install(dir, text)
+		path, err := guide.Install(dir, text)
 		if err != nil {
 			return fail(&tool.Error{Code: tool.CodePermission, Message: err.Error(),
 				Hint: "--install takes a skills folder you can write to, e.g. ~/.claude/skills"})
@@ -117,13 +116,7 @@ func toolUsages(root *cobra.Command) map[string]string {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if n, ok := c.Annotations[annotationTool]; ok {
-			use := strings.TrimSuffix(c.UseLine(), " [flags]")
-			c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
-				if fl.Name != "args" && fl.Name != "help" && !fl.Hidden {
-					use += " [--" + fl.Name + "]"
-				}
-			})
-			out[n] = use
+			out[n] = usageLine(c, false)
 		}
 		for _, sc := range c.Commands() {
 			walk(sc)

@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -64,26 +66,13 @@ func TestToolsListGolden(t *testing.T) {
 	}
 }
 
-// schemaProperty is what the flag test reads of a schema property.
-type schemaProperty struct {
-	Type    any   `json:"type"`
-	Enum    []any `json:"enum"`
-	Default any   `json:"default"`
-	Items   *struct {
-		Type any `json:"type"`
-	} `json:"items"`
-}
-
-// TestToolCommandFlagsMatchSchemas walks the command tree: every flag of
-// a tool's command fills a schema property of the same name (--foo-bar
-// fills foo_bar) whose JSON type fits the flag's, an enum flag offers
-// the schema's values, and a flag's default is the schema's.
-func TestToolCommandFlagsMatchSchemas(t *testing.T) {
+// TestToolFlagsComeFromTheSchema walks the command tree: every
+// parameter of a tool's schema is a flag of its command in both
+// spellings (--file_path, --file-path), every alias is a flag (or short
+// flag), every flag that fills an argument fills a parameter or an
+// alias, and an enum flag offers the schema's values.
+func TestToolFlagsComeFromTheSchema(t *testing.T) {
 	f, _ := testFactory(t, nil)
-	reg, err := tool.NewRegistry(f.Tools()...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	root := NewCmdRoot(f)
 	var seen []string
 	var walk func(c *cobra.Command)
@@ -95,72 +84,59 @@ func TestToolCommandFlagsMatchSchemas(t *testing.T) {
 		if !ok {
 			return
 		}
-		tl, ok := reg.Lookup(name)
-		if !ok {
+		tl := f.builtin(name)
+		if tl == nil {
 			return // a command that reports under a tool's name without running it
 		}
 		seen = append(seen, name)
-		def, err := tl.Definition()
+		params, err := tl.Params()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s struct {
-			Properties map[string]schemaProperty `json:"properties"`
+		known := map[string]bool{}
+		for _, p := range params {
+			known[p.Name] = true
+			for _, spelling := range []string{p.Name, strings.ReplaceAll(p.Name, "_", "-")} {
+				fl := c.Flags().Lookup(spelling)
+				if fl == nil {
+					t.Errorf("%s: parameter %q has no flag --%s", c.CommandPath(), p.Name, spelling)
+					continue
+				}
+				if key := fl.Annotations[annotationField]; len(key) == 0 || (key[0] != p.Name && tl.Aliases()[key[0]].Param != p.Name) {
+					t.Errorf("%s: --%s fills %v, not %q", c.CommandPath(), spelling, key, p.Name)
+				}
+			}
+			if ev, ok := c.Flags().Lookup(p.Name).Value.(*enumValue); ok && !slices.Equal(ev.allowed[:len(p.Enum)], p.Enum) {
+				t.Errorf("%s --%s offers %v, the schema %v", c.CommandPath(), p.Name, ev.allowed, p.Enum)
+			}
 		}
-		if err := json.Unmarshal(def.InputSchema, &s); err != nil {
-			t.Fatal(err)
+		for a, al := range tl.Aliases() {
+			known[a] = true
+			var fl *pflag.Flag
+			if isShortAlias(a) {
+				fl = c.Flags().ShorthandLookup(a[1:])
+			} else {
+				fl = c.Flags().Lookup(a)
+			}
+			if fl == nil {
+				t.Errorf("%s: alias %q of %s has no flag", c.CommandPath(), a, al.Param)
+				continue
+			}
+			if key := fl.Annotations[annotationField]; len(key) == 0 || (key[0] != a && key[0] != al.Param) {
+				t.Errorf("%s: %s fills %v, not %q", c.CommandPath(), flagForm(a), key, a)
+			}
 		}
 		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
-			if fl.Annotations[annotationNoField] != nil || fl.Name == "help" {
-				return
-			}
-			field := strings.ReplaceAll(fl.Name, "-", "_")
-			p, ok := s.Properties[field]
-			if !ok {
-				t.Errorf("%s: flag --%s fills no schema property %q", c.CommandPath(), fl.Name, field)
-				return
-			}
-			checkFlagType(t, c.CommandPath(), fl, p)
-			if ev, ok := fl.Value.(*enumValue); ok && len(p.Enum) > 0 {
-				var enum []string
-				for _, e := range p.Enum {
-					enum = append(enum, fmt.Sprint(e))
-				}
-				if !slices.Equal(ev.allowed, enum) {
-					t.Errorf("%s --%s offers %v, the schema %v", c.CommandPath(), fl.Name, ev.allowed, enum)
-				}
-			}
-			if p.Default != nil && fl.DefValue != fmt.Sprint(p.Default) {
-				t.Errorf("%s --%s defaults to %q, the schema to %v", c.CommandPath(), fl.Name, fl.DefValue, p.Default)
+			if key := fl.Annotations[annotationField]; len(key) > 0 && !known[key[0]] {
+				t.Errorf("%s: --%s fills %q, which %s does not take", c.CommandPath(), fl.Name, key[0], name)
 			}
 		})
 	}
 	walk(root)
-	for _, want := range []string{"read", "grep", "glob", "write", "edit", "bash"} {
+	for _, want := range []string{"read", "grep", "glob", "write", "edit", "bash", "rm", "trash_restore", "task_output", "render", "extract"} {
 		if !slices.Contains(seen, want) {
 			t.Errorf("no command runs tool %s", want)
 		}
-	}
-}
-
-func checkFlagType(t *testing.T, path string, fl *pflag.Flag, p schemaProperty) {
-	t.Helper()
-	want := map[string]string{
-		"bool": "boolean", "int": "integer", "int64": "integer", "count": "integer",
-		"float64": "number", "string": "string", "stringSlice": "array", "stringArray": "array",
-	}[fl.Value.Type()]
-	if _, ok := fl.Value.(*enumValue); ok {
-		want = "string"
-	}
-	if want == "" {
-		return
-	}
-	types := fmt.Sprint(p.Type)
-	if want == "integer" && strings.Contains(types, "number") {
-		return
-	}
-	if !strings.Contains(types, want) {
-		t.Errorf("%s --%s is a %s flag, the schema says %v", path, fl.Name, fl.Value.Type(), p.Type)
 	}
 }
 
@@ -187,4 +163,68 @@ func TestUseLinesStayShort(t *testing.T) {
 		}
 	}
 	walk(NewCmdRoot(f))
+}
+
+// TestAParameterAddedToTheSchemaIsEverywhere adds one property to a
+// tool's schema, and nothing else: it is then a flag in both spellings,
+// in the one-line usage, in tools list, and reaches the tool.
+func TestAParameterAddedToTheSchemaIsEverywhere(t *testing.T) {
+	const base = `{"type": "object", "properties": {
+		"name": {"type": "string", "description": "who to greet"}%s},
+		"required": ["name"], "additionalProperties": false}`
+	const added = `, "shout_twice": {"type": "boolean", "description": "say it twice, loudly"}`
+	for _, withParam := range []bool{false, true} {
+		schema := fmt.Sprintf(base, "")
+		if withParam {
+			schema = fmt.Sprintf(base, added)
+		}
+		probe := tool.New(tool.Spec{Name: "probe", Positional: []string{"name"}, Description: "Greets someone.", Schema: schema},
+			func(ctx context.Context, env *tool.Env, p map[string]any) (*tool.Response, error) {
+				return &tool.Response{Output: "hello", Result: p}, nil
+			})
+		run := func(args ...string) (int, map[string]any) {
+			f, bufs := testFactory(t, nil)
+			f.Tools = func() []*tool.Tool { return append(f.builtinTools(), probe) }
+			root := NewCmdRoot(f)
+			root.AddCommand(subToolCommand(f, nil, "probe", "probe NAME", "Greet someone", ""))
+			root.SetArgs(args)
+			code := 0
+			if err := root.Execute(); err != nil {
+				var ee *exitError
+				if !errors.As(err, &ee) {
+					printEnvelope(f, tool.NewEnvelope("probe", nil, usageError(nil, err)))
+					code = tool.ExitUsage
+				} else {
+					code = ee.code
+				}
+			}
+			var m map[string]any
+			if err := json.Unmarshal(bufs.out.Bytes(), &m); err != nil {
+				t.Fatalf("%v: %v: %q", args, err, bufs.out.String())
+			}
+			return code, m
+		}
+		for _, spelling := range []string{"--shout_twice", "--shout-twice"} {
+			code, m := run("probe", "ada", spelling)
+			if !withParam {
+				if code != tool.ExitUsage || !strings.Contains(fmt.Sprint(m["error"]), "unknown flag "+spelling) {
+					t.Errorf("without the parameter, %s: exit %d %v", spelling, code, m["error"])
+				}
+				continue
+			}
+			if code != 0 || m["result"].(map[string]any)["shout_twice"] != true {
+				t.Errorf("with the parameter, %s: exit %d %v", spelling, code, m)
+			}
+		}
+		code, m := run("probe", "ada", "--shout-twise")
+		hint := fmt.Sprint(m["error"].(map[string]any)["hint"])
+		if code != tool.ExitUsage || strings.Contains(hint, "[--shout-twice]") != withParam {
+			t.Errorf("with the parameter %v, the usage line is %q", withParam, hint)
+		}
+		_, m = run("tools", "list", "probe")
+		listed := strings.Contains(fmt.Sprint(m["result"]), "shout_twice")
+		if listed != withParam {
+			t.Errorf("with the parameter %v, tools list shows it: %v", withParam, listed)
+		}
+	}
 }

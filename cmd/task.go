@@ -15,23 +15,26 @@ func NewCmdTask(f *Factory, runF func(*CallOptions) error) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	c.AddCommand(
-		taskCommand(f, runF, exec.TaskListName, "list", "List background tasks, newest first", "  mcode task list", cobra.NoArgs, nil),
-		taskCommand(f, runF, exec.TaskOutputName, "output ID [flags]", "Print what a task wrote since the last read, and its status",
-			"  mcode task output b1a2b3c4          # what is new since the last read\n  mcode task output b1a2b3c4 --all\n  mcode task output b1a2b3c4 --offset 4096 --wait 30", cobra.ExactArgs(1),
-			func(c *cobra.Command) {
-				c.Flags().Int64("offset", 0, "byte offset in the output to read from (a previous next_offset)")
-				c.Flags().Bool("all", false, "the whole output so far, not only what is new since the last read")
-				secondsFlag(c, "wait", "wait up to `seconds` for the task to end first")
-			}),
-		taskCommand(f, runF, exec.TaskWaitName, "wait ID", "Wait for a task to end and print its output and exit status",
-			"  mcode task wait b1a2b3c4 --timeout 30m", cobra.ExactArgs(1), nil),
-		taskCommand(f, runF, exec.TaskStopName, "stop ID", "Stop a task and every process it started",
-			"  mcode task stop b1a2b3c4", cobra.ExactArgs(1), nil),
+		subToolCommand(f, runF, exec.TaskListName, "list", "List background tasks, newest first", "  mcode task list"),
+		taskOutputCommand(f, runF),
+		subToolCommand(f, runF, exec.TaskWaitName, "wait ID", "Wait for a task to end and print its output and exit status",
+			"  mcode task wait b1a2b3c4 --timeout 30m"),
+		subToolCommand(f, runF, exec.TaskStopName, "stop ID", "Stop a task and every process it started",
+			"  mcode task stop b1a2b3c4"),
 	)
 	return c
 }
 
-// taskCommand builds one task subcommand: ID is the task_id field.
-func taskCommand(f *Factory, runF func(*CallOptions) error, name, use, short, example string, args cobra.PositionalArgs, flags func(*cobra.Command)) *cobra.Command {
-	return toolCommand(f, runF, name, use, short, example, args, []string{"task_id"}, flags)
+// taskOutputCommand is task output, whose --wait takes a duration.
+func taskOutputCommand(f *Factory, runF func(*CallOptions) error) *cobra.Command {
+	opts := &CallOptions{Tool: exec.TaskOutputName}
+	c := &cobra.Command{
+		Use:   "output ID [flags]",
+		Short: "Print what a task wrote since the last read, and its status",
+		Example: "  mcode task output b1a2b3c4          # what is new since the last read\n  mcode task output b1a2b3c4 --all\n" +
+			"  mcode task output b1a2b3c4 --offset 4096 --wait 30",
+		RunE: f.runTool(opts, runF),
+	}
+	secondsFlag(c, "wait", "wait up to `seconds` for the task to end first")
+	return f.toolCommand(c, opts)
 }

@@ -105,7 +105,7 @@ func toolsList(ctx context.Context, f *Factory, opts *ToolsListOptions) *tool.En
 			problems = append(problems, fmt.Sprintf("tool %s left out: %v", t.Name, err))
 			continue
 		}
-		if t.Tier == tool.Extension && !tiers.IsEnabled(d.Env(), t.Name) {
+		if !tiers.Listed(d.Env(), t) {
 			line := tool.FirstLine(def.Description)
 			catalogue = append(catalogue, map[string]any{"name": def.Name, "source": def.Source, "description": line})
 			fmt.Fprintf(&catalogueText, "  %s (%s): %s\n", def.Name, def.Source, line)
@@ -185,22 +185,16 @@ func shapeDefinition(d tool.Definition, format string) any {
 	case formatAnthropic:
 		return map[string]any{"name": d.Name, "description": d.Description, "input_schema": schema}
 	case formatMCP:
-		return map[string]any{
+		m := map[string]any{
 			"name": d.Name, "description": d.Description, "inputSchema": schema,
-			"annotations": Annotations(d.Facts),
+			"annotations": d.Facts.MCPAnnotations(),
 		}
+		if len(d.Aliases) > 0 {
+			m["_meta"] = map[string]any{tool.AliasesMetaKey: d.Aliases} // as mcp serve publishes them
+		}
+		return m
 	}
 	return d
-}
-
-// Annotations are MCP's hints of a tool, from the facts it declares.
-func Annotations(f tool.Facts) map[string]any {
-	return map[string]any{
-		"readOnlyHint":    f.ReadOnly,
-		"destructiveHint": f.Destructive,
-		"idempotentHint":  f.Idempotent,
-		"openWorldHint":   f.OpenWorld,
-	}
 }
 
 // shorten cuts a description to at most max characters, at the end of

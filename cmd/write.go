@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -25,8 +26,7 @@ target.`,
   mcode write main.go --content-file /tmp/main.go --if-match 3b1f…
   generate | mcode write out.txt -
   mcode write new.go --create-only --content-file new.go.draft`,
-		Args:        cobra.RangeArgs(0, 2),
-		Annotations: map[string]string{annotationTool: edit.WriteName},
+		Args: cobra.RangeArgs(0, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 2 {
 				if args[1] != "-" {
@@ -41,10 +41,10 @@ target.`,
 				}
 				contentFile = "-"
 			}
-			if err := oneStdin(opts.ArgsSource, contentFile); err != nil {
+			if err := oneStdin(c, opts.ArgsSource, contentFile); err != nil {
 				return err
 			}
-			if err := collectArgs(c, f.IO.In, opts, []string{"file_path"}, args[:min(len(args), 1)]); err != nil {
+			if err := f.toolArgs(c, opts, args[:min(len(args), 1)]); err != nil {
 				return err
 			}
 			if contentFile != "" {
@@ -54,17 +54,25 @@ target.`,
 				}
 				opts.Args["content"] = text
 			}
+			if _, given := opts.Args["content"]; !given && opts.ArgsSource != "-" && !f.IO.InTTY {
+				// echo x | mcode write f: stdin gives the content when
+				// nothing else does, as it would to cat > f. Empty stdin
+				// gives none (the call then says content is missing).
+				ctx, cancel := context.WithTimeout(c.Context(), edit.Timeout)
+				defer cancel()
+				text, err := readTextFile(ctx, f.IO.In, "stdin", "-")
+				if err != nil {
+					return err
+				}
+				if text != "" {
+					opts.Args["content"] = text
+				}
+			}
 			return callTool(c, f, opts, runF)
 		},
 	}
-	fl := c.Flags()
-	fl.String("content", "", "the whole content of the file")
-	fl.StringVar(&contentFile, "content-file", "", "read the content from a file (- for stdin)")
-	fl.Bool("create-only", false, "refuse to replace an existing file")
-	fl.String("if-match", "", "sha256 of the file as read returned it; refuse (stale) if its bytes changed since")
-	fl.Bool("dry-run", false, "show what would be written and the diff, write nothing")
-	noField(c, "content-file")
+	c.Flags().StringVar(&contentFile, "content-file", "", "read the content from a file (- for stdin)")
+	f.toolCommand(c, opts)
 	c.MarkFlagsMutuallyExclusive("content", "content-file")
-	addArgsFlag(c, opts)
 	return c
 }

@@ -17,6 +17,7 @@ declare -A MCODE_PEERS=(
   [zstd]=zstd
   [bzip2]=bzip2
   [busybox]=busybox
+  [fakeroot]=fakeroot
   [sudo]=sudo
   [zsh]=zsh
   [pandoc]=pandoc

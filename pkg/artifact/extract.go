@@ -63,6 +63,10 @@ type ExtractOptions struct {
 	// Protected are folders dest may neither be nor hold (the home, the
 	// workspace root, MCODE_HOME).
 	Protected []string
+	// Check, when set, refuses a dest the path policy does not let this
+	// call replace (a destination read from a lock file, which the guard
+	// did not see).
+	Check func(dest string) error
 	// Stamp, when set, is written as StampName into the new tree before
 	// it replaces dest.
 	Stamp func(*ExtractResult) ([]byte, error)

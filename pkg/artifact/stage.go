@@ -190,6 +190,11 @@ func (x *extractor) classify(err error) error {
 
 // prepareDest checks dest and makes the temp folder beside it.
 func (s *Staged) prepareDest(o ExtractOptions) error {
+	if o.Check != nil {
+		if err := o.Check(o.Dest); err != nil {
+			return err
+		}
+	}
 	dest := filepath.Clean(o.Dest)
 	if real, err := filepath.EvalSymlinks(dest); err == nil {
 		dest = real

@@ -289,7 +289,7 @@ type SyncResult struct {
 // Sync brings every destination of a lock to its pin. It stages every
 // artifact that is not up to date first, and swaps them in only when all
 // staged: a failure leaves every destination as it was.
-func Sync(ctx context.Context, lockPath string, f *Fetcher, protected []string, progress func(int64, string) (io.Writer, func())) ([]SyncResult, error) {
+func Sync(ctx context.Context, lockPath string, f *Fetcher, protected []string, check func(string) error, progress func(int64, string) (io.Writer, func())) ([]SyncResult, error) {
 	lock, err := ReadLock(lockPath)
 	if err != nil {
 		return nil, err
@@ -340,6 +340,7 @@ func Sync(ctx context.Context, lockPath string, f *Fetcher, protected []string, 
 		o := p.Options
 		o.Archive = fr.Path
 		o.Protected = append(protected, lockPath)
+		o.Check = check
 		a := p.Artifact
 		o.Stamp = func(r *ExtractResult) ([]byte, error) {
 			return json.MarshalIndent(Stamp{Name: a.Name, Pin: pinOf(a), Source: a.Source, Entries: r.Entries}, "", "  ")

@@ -48,7 +48,7 @@ func TestSyncTwiceChangesNothingTheSecondTime(t *testing.T) {
 	dir := t.TempDir()
 	lock, _ := seedLock(t, dir)
 	f := testFetcher(t)
-	res, err := Sync(context.Background(), lock, f, nil, nil)
+	res, err := Sync(context.Background(), lock, f, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestSyncTwiceChangesNothingTheSecondTime(t *testing.T) {
 	st1, _ := os.Stat(filepath.Join(dest, StampName))
 	time.Sleep(10 * time.Millisecond)
 
-	res, err = Sync(context.Background(), lock, f, nil, nil)
+	res, err = Sync(context.Background(), lock, f, nil, nil, nil)
 	if err != nil || res[0].Status != "up_to_date" || res[0].Fetch != nil {
 		t.Fatalf("second run: %+v, %v", res, err)
 	}
@@ -80,14 +80,14 @@ func TestSyncTwiceChangesNothingTheSecondTime(t *testing.T) {
 
 	// A changed file, or a file that does not belong, brings a re-sync.
 	os.WriteFile(filepath.Join(dest, "cli.mjs"), []byte("edited"), 0o755)
-	if res, err = Sync(context.Background(), lock, f, nil, nil); err != nil || res[0].Status != "synced" || res[0].Reason != "cli.mjs changed" {
+	if res, err = Sync(context.Background(), lock, f, nil, nil, nil); err != nil || res[0].Status != "synced" || res[0].Reason != "cli.mjs changed" {
 		t.Fatalf("after an edit: %+v, %v", res, err)
 	}
 	if !res[0].Fetch.Cached {
 		t.Error("the re-sync did not come from the cache")
 	}
 	os.WriteFile(filepath.Join(dest, "extra.txt"), nil, 0o644)
-	if res, err = Sync(context.Background(), lock, f, nil, nil); err != nil || res[0].Status != "synced" {
+	if res, err = Sync(context.Background(), lock, f, nil, nil, nil); err != nil || res[0].Status != "synced" {
 		t.Fatalf("after an extra file: %+v, %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(dest, "extra.txt")); !os.IsNotExist(err) {
@@ -99,7 +99,7 @@ func TestSyncFailsAsAWhole(t *testing.T) {
 	dir := t.TempDir()
 	lock, archive := seedLock(t, dir)
 	f := testFetcher(t)
-	if _, err := Sync(context.Background(), lock, f, nil, nil); err != nil {
+	if _, err := Sync(context.Background(), lock, f, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	// A second artifact whose manifest check fails: the first, whose pin
@@ -116,7 +116,7 @@ func TestSyncFailsAsAWhole(t *testing.T) {
 `
 	os.WriteFile(lock, []byte(changed), 0o644)
 	before := tree(t, dir)
-	_, err := Sync(context.Background(), lock, f, nil, nil)
+	_, err := Sync(context.Background(), lock, f, nil, nil, nil)
 	te := wantCode(t, err, tool.CodeManifestMismatch)
 	if !strings.Contains(te.Message, "artifact second") && !strings.Contains(err.Error(), "artifact second") {
 		t.Errorf("error %v does not name the artifact", err)
@@ -189,11 +189,11 @@ func TestRealNpmPackage(t *testing.T) {
     dest: vendor/left-pad
 `))
 	f := testFetcher(t)
-	res, err := Sync(context.Background(), lock, f, nil, nil)
+	res, err := Sync(context.Background(), lock, f, nil, nil, nil)
 	if err != nil || res[0].Status != "synced" {
 		t.Fatalf("sync: %+v, %v", res, err)
 	}
-	res, err = Sync(context.Background(), lock, f, nil, nil)
+	res, err = Sync(context.Background(), lock, f, nil, nil, nil)
 	if err != nil || res[0].Status != "up_to_date" {
 		t.Fatalf("second sync: %+v, %v", res, err)
 	}

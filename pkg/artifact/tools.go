@@ -19,7 +19,10 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	pathpolicy "github.com/mcode-dev/mcode/pkg/sandbox"
+	"github.com/mcode-dev/mcode/pkg/sensitive"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -241,11 +244,35 @@ func fetcher(env *tool.Env, maxSize int64) *Fetcher {
 		BaseDir: env.Root, Progress: progress(env)}
 }
 
+// fetchPaths: the source when it is a local file, and dest.
+func fetchPaths(args json.RawMessage) []tool.PathUse {
+	var p struct {
+		URL  string `json:"url"`
+		Dest string `json:"dest"`
+	}
+	if json.Unmarshal(args, &p) != nil {
+		return nil
+	}
+	var out []tool.PathUse
+	switch {
+	case strings.HasPrefix(p.URL, "file://"):
+		out = append(out, tool.PathUse{Path: strings.TrimPrefix(p.URL, "file://")})
+	case p.URL != "" && !strings.Contains(p.URL, "://") && !strings.HasPrefix(p.URL, "npm:"):
+		out = append(out, tool.PathUse{Path: p.URL})
+	}
+	if p.Dest != "" {
+		out = append(out, tool.PathUse{Path: p.Dest, Write: true})
+	}
+	return out
+}
+
 // VerifyTool is artifact_verify.
 func VerifyTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: VerifyName, Mode: tool.Parallel, Timeout: VerifyTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
+		Paths:       tool.PathParams(tool.PathParam{Field: "path"}),
 		Description: verifyDescription, Schema: verifySchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p VerifyParams) (*tool.Response, error) {
 		in, err := ParseIntegrity(p.Integrity)
@@ -278,7 +305,9 @@ func fileError(display, abs string, err error) error {
 func FetchTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: FetchName, Mode: tool.Sequential, Timeout: FetchTimeout,
+		Positional:  []string{"url"},
 		Facts:       tool.Facts{Idempotent: true, OpenWorld: true},
+		Paths:       fetchPaths,
 		Description: fetchDescription, Schema: fetchSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p FetchParams) (*tool.Response, error) {
 		in, err := ParseIntegrity(p.Integrity)
@@ -348,8 +377,12 @@ func placeCopy(src, dest string) error {
 // ExtractTool is artifact_extract.
 func ExtractTool() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name: ExtractName, Mode: tool.Sequential, Timeout: ExtractTimeout,
-		Facts:       tool.Facts{Destructive: true, Idempotent: true},
+		Name:    ExtractName,
+		Aliases: map[string]tool.Alias{"entry": {Param: "entries"}}, Mode: tool.Sequential, Timeout: ExtractTimeout,
+		Positional: []string{"archive"},
+		Facts:      tool.Facts{Destructive: true, Idempotent: true},
+		// dest is replaced as a whole: a removal of what is there.
+		Paths:       tool.PathParams(tool.PathParam{Field: "archive"}, tool.PathParam{Field: "dest", Write: true, Delete: true}),
 		Description: extractDescription, Schema: extractSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ExtractParams) (*tool.Response, error) {
 		o := ExtractOptions{Archive: env.Abs(p.Archive), Dest: env.Abs(p.Dest), Strip: p.Strip,
@@ -423,18 +456,48 @@ func renderExtract(r *ExtractResult) string {
 	return b.String()
 }
 
+// destCheck holds a destination from a lock file to the path policy the
+// guard applies to the paths a call names: the sandbox's writable set and
+// protected paths (guard.paths.outsideRoot), and the sensitive list
+// (guard.paths.sensitive). No person can approve in the middle of a sync,
+// so what the guard would hold is refused, with the guard's words.
+func destCheck(env *tool.Env) func(string) error {
+	cfg := config.Defaults().Guard
+	if env.Config != nil {
+		cfg = env.Config.Guard
+	}
+	pol := pathpolicy.New(pathpolicy.InputsFor(env, nil))
+	return func(dest string) error {
+		real := pathpolicy.Resolve(dest, false)
+		if cfg.Enabled && cfg.Paths.Sensitive != "allow" && (sensitive.MatchPath(filepath.ToSlash(dest), true) || sensitive.MatchPath(filepath.ToSlash(real), true)) {
+			return &tool.Error{Code: tool.CodeDenied,
+				Message: fmt.Sprintf("dest %s holds secrets (guard.paths.sensitive: %s)", dest, cfg.Paths.Sensitive),
+				Hint:    "name another destination in the lock file"}
+		}
+		if ok, why := pol.CanWrite(real); !ok && cfg.Enabled && cfg.Paths.OutsideRoot != "allow" {
+			return &tool.Error{Code: tool.CodeDenied,
+				Message: fmt.Sprintf("dest: %s (guard.paths.outsideRoot: %s)", why, cfg.Paths.OutsideRoot),
+				Hint:    "name a destination in the workspace in the lock file, or sync it with a call that names it (artifact_extract --dest), which a person can approve"}
+		}
+		return nil
+	}
+}
+
 // SyncTool is artifact_sync.
 func SyncTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: SyncName, Mode: tool.Sequential, Timeout: FetchTimeout,
-		Facts:       tool.Facts{Destructive: true, Idempotent: true, OpenWorld: true},
+		Facts: tool.Facts{Destructive: true, Idempotent: true, OpenWorld: true},
+		// The destinations are in the lock file: Sync checks each against
+		// the same policy when it reads them (destCheck).
+		Paths:       tool.PathParams(tool.PathParam{Field: "lock"}),
 		Description: syncDescription, Schema: syncSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p SyncParams) (*tool.Response, error) {
 		lock := env.Abs(p.Lock)
 		if _, err := os.Stat(lock); err != nil {
 			return nil, fileError(p.Lock, lock, err)
 		}
-		results, err := Sync(ctx, lock, fetcher(env, 0), protected(env), progress(env))
+		results, err := Sync(ctx, lock, fetcher(env, 0), protected(env), destCheck(env), progress(env))
 		if err != nil {
 			return nil, err
 		}

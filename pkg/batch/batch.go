@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
@@ -133,6 +134,12 @@ func parseLine(n int, line []byte) Call {
 // each as soon as it and every call before it are done. maxParallel bounds
 // the concurrent calls (at least 1).
 func Run(ctx context.Context, caller Caller, calls []Call, maxParallel int, out io.Writer) (Summary, error) {
+	return RunEach(ctx, caller, calls, maxParallel, func(c Call, env *tool.Envelope) error { return WriteLine(out, c, env) })
+}
+
+// RunEach is Run with the answers handed to write, in input order, each
+// as soon as it and every call before it are done.
+func RunEach(ctx context.Context, caller Caller, calls []Call, maxParallel int, write func(Call, *tool.Envelope) error) (Summary, error) {
 	sum := Summary{Calls: len(calls), Concurrent: maxParallel > 1}
 	names := make([]string, len(calls))
 	for i, c := range calls {
@@ -185,7 +192,7 @@ func Run(ctx context.Context, caller Caller, calls []Call, maxParallel int, out 
 		} else {
 			sum.Failed++
 		}
-		if err := writeLine(out, c, env); err != nil {
+		if err := write(c, env); err != nil {
 			return sum, err
 		}
 	}
@@ -198,8 +205,45 @@ func notStarted(line int) *tool.Error {
 		Hint: "run the batch again with the calls that did not run"}
 }
 
-// writeLine writes {"id": …} merged with the envelope, as one line.
-func writeLine(out io.Writer, c Call, env *tool.Envelope) error {
+// WriteText writes one answer in text form: a header line
+// "== ID: TOOL ok" (or the error code instead of ok), then the call's
+// text, then its error and hint and where more follows, if any.
+func WriteText(out io.Writer, c Call, env *tool.Envelope) error {
+	id := "null"
+	if c.ID != nil && json.Valid(c.ID) {
+		id = string(bytes.TrimSpace(c.ID))
+		var s string
+		if json.Unmarshal(c.ID, &s) == nil {
+			id = s
+		}
+	}
+	status := "ok"
+	if env.Error != nil {
+		status = string(env.Error.Code)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "== %s: %s %s\n", id, env.Tool, status)
+	if text := env.OutputText(); text != "" {
+		b.WriteString(text)
+		if !strings.HasSuffix(text, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	if e := env.Error; e != nil {
+		fmt.Fprintf(&b, "error: %s: %s\n", e.Code, e.Message)
+		if e.Hint != "" {
+			fmt.Fprintf(&b, "hint: %s\n", e.Hint)
+		}
+	}
+	if k := env.Continuation; k != nil && k.Hint != "" && (env.Truncated || k.NextOffset > 0) {
+		fmt.Fprintf(&b, "[%s]\n", k.Hint)
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// WriteLine writes {"id": …} merged with the envelope, as one line.
+func WriteLine(out io.Writer, c Call, env *tool.Envelope) error {
 	data, err := env.Marshal(false)
 	if err != nil {
 		data, _ = tool.NewEnvelope(env.Tool, nil, fmt.Errorf("encoding the result: %w", err)).Marshal(false)

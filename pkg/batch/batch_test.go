@@ -187,7 +187,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("accepted a bad call %+v", c)
 			}
 			var out bytes.Buffer
-			if err := writeLine(&out, c, tool.NewEnvelope("t", nil, c.Err)); err != nil {
+			if err := WriteLine(&out, c, tool.NewEnvelope("t", nil, c.Err)); err != nil {
 				t.Fatal(err)
 			}
 			if !json.Valid(bytes.TrimSpace(out.Bytes())) || bytes.Count(out.Bytes(), []byte("\n")) != 1 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mcode-dev/mcode/pkg/config"
+	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -127,8 +128,9 @@ func (p *Provider) newTool(d *Def) (*tool.Tool, error) {
 		Mode: mode, Source: tool.Configured, Timeout: timeout,
 		// A program of the team's own reaches past mcode's knowledge; what
 		// it changes is what its declaration says.
-		Facts:     tool.Facts{ReadOnly: d.ReadOnly, Destructive: d.Destructive, OpenWorld: true},
-		Untrusted: d.trust,
+		Facts:      tool.Facts{ReadOnly: d.ReadOnly, Destructive: d.Destructive, OpenWorld: true},
+		Untrusted:  d.trust,
+		Escalation: spawn.Escalation,
 	}, func(ctx context.Context, env *tool.Env, args json.RawMessage) (*tool.Response, error) {
 		return d.Run(ctx, env, p.environ(), args)
 	})

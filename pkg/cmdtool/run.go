@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/proctree"
+	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -61,10 +62,15 @@ func (d *Def) Run(ctx context.Context, env *tool.Env, environ []string, rawArgs 
 	if err != nil {
 		return nil, err
 	}
+	// The same environment policy and sandbox as bash's commands.
+	run := spawn.SettingsOf(env).Prepare(withoutKey(environ, JobVar))
+	if err := run.Allowed(ctx); err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(prog, argv[1:]...)
 	cmd.Dir = env.Root
 	job := fsutil.RandomHex(8)
-	cmd.Env = append(withoutKey(environ, JobVar, "MCODE_APPROVAL"), JobVar+"="+job, "MCODE_ROOT="+env.Root)
+	cmd.Env = append(run.Env, JobVar+"="+job, "MCODE_ROOT="+env.Root)
 	if d.Stdin != "none" {
 		cmd.Stdin = bytes.NewReader(append(bytes.TrimSpace(rawArgs), '\n'))
 	}
@@ -82,7 +88,8 @@ func (d *Def) Run(ctx context.Context, env *tool.Env, environ []string, rawArgs 
 	stdout := newStream(MaxKeptBytes, OutputBytes, spoolDir(env.DataDir), d.Name)
 	stderr := newStream(StderrTailBytes, StderrTailBytes, "", "")
 	start := time.Now()
-	err = proctree.StartGroup(cmd)
+	_, release, err := run.Start(cmd, proctree.StartGroup)
+	defer release()
 	outW.Close()
 	errW.Close()
 	if err != nil {

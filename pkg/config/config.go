@@ -33,6 +33,7 @@ type Config struct {
 	Serve                Serve                `mapstructure:"serve"`
 	Batch                Batch                `mapstructure:"batch"`
 	Audit                Audit                `mapstructure:"audit"`
+	Sandbox              Sandbox              `mapstructure:"sandbox"`
 	Workspace            Workspace            `mapstructure:"workspace"`
 	Fetch                Fetch                `mapstructure:"fetch"`
 }
@@ -92,6 +93,9 @@ type McpServer struct {
 	// Tier extension lists the server's tools as a catalogue until a
 	// session enables one (enable_tool); core (the default) lists them.
 	Tier string `mapstructure:"tier"`
+	// Sandbox overrides the sandbox for a stdio server: what it leaves
+	// empty is the global sandbox's.
+	Sandbox Sandbox `mapstructure:"sandbox"`
 }
 
 // McpToolSearch decides when MCP tools are deferred behind tool_search.
@@ -196,6 +200,85 @@ type Bash struct {
 	// Shell is the shell that runs commands: auto (the platform's order),
 	// a name of ShellChoices, or an absolute path to one.
 	Shell string `mapstructure:"shell"`
+}
+
+// Sandbox confines what mcode starts on the caller's behalf: bash and its
+// tasks, command tools, hooks and stdio MCP servers (docs/sandbox.md).
+type Sandbox struct {
+	// Mode is read-only, workspace-write (the default) or
+	// danger-full-access.
+	Mode string `mapstructure:"mode"`
+	// Network is on (the default), off, or the places connections may go:
+	// host:port, :port or a bare port.
+	Network []string `mapstructure:"network"`
+	// Writable folders are added to the writable set.
+	Writable []string `mapstructure:"writable"`
+	// ReadDeny files and folders are hidden from the tree, besides the
+	// built-in list of secrets in the home folder.
+	ReadDeny []string `mapstructure:"readDeny"`
+}
+
+// Sandbox modes, strictest first, and network words.
+var (
+	SandboxModes = []string{"read-only", "workspace-write", "danger-full-access"}
+)
+
+const (
+	SandboxNetworkOn  = "on"
+	SandboxNetworkOff = "off"
+)
+
+// validate checks a sandbox section; key prefixes its fields.
+func (s Sandbox) validate(key string) []FieldError {
+	var errs []FieldError
+	if s.Mode != "" && !slices.Contains(SandboxModes, s.Mode) {
+		errs = append(errs, FieldError{Key: key + ".mode", Expected: "one of " + strings.Join(SandboxModes, ", "), Got: fmt.Sprintf("%q", s.Mode)})
+	}
+	for i, n := range s.Network {
+		n = strings.TrimSpace(n)
+		if (n == SandboxNetworkOn || n == SandboxNetworkOff) && len(s.Network) == 1 {
+			continue
+		}
+		if err := CheckNetworkPlace(n); err != nil {
+			errs = append(errs, FieldError{Key: fmt.Sprintf("%s.network[%d]", key, i),
+				Expected: "on, off, or a list of host:port, :port or port (1-65535)", Got: fmt.Sprintf("%q (%v)", n, err)})
+		}
+	}
+	for i, p := range s.Writable {
+		if !absOrHome(p) {
+			errs = append(errs, FieldError{Key: fmt.Sprintf("%s.writable[%d]", key, i), Expected: "an absolute folder or one under ~/", Got: fmt.Sprintf("%q", p)})
+		}
+	}
+	for i, p := range s.ReadDeny {
+		if !absOrHome(p) || strings.ContainsAny(p, "*?[") {
+			errs = append(errs, FieldError{Key: fmt.Sprintf("%s.readDeny[%d]", key, i), Expected: "an absolute path or one under ~/, without wildcards (the kernel takes folders and files, not patterns)", Got: fmt.Sprintf("%q", p)})
+		}
+	}
+	return errs
+}
+
+func absOrHome(p string) bool {
+	return strings.HasPrefix(p, "/") || p == "~" || strings.HasPrefix(p, "~/")
+}
+
+// CheckNetworkPlace checks one allowed place of sandbox.network:
+// host:port, [v6]:port, :port or a bare port.
+func CheckNetworkPlace(s string) error {
+	host, port := "", s
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		host, port = s[:i], s[i+1:]
+		if strings.Contains(host, ":") && !(strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]")) {
+			return fmt.Errorf("an IPv6 host goes in brackets: [::1]:443")
+		}
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 1 to 65535", port)
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("host %q is not a host name or address", host)
+	}
+	return nil
 }
 
 // Trash configures recoverable deletion.
@@ -338,12 +421,13 @@ func Defaults() Config {
 		Bash: Bash{
 			DefaultTimeout:      120 * time.Second,
 			MaxTimeout:          300 * time.Second,
-			AutoBackgroundAfter: 15 * time.Second,
+			AutoBackgroundAfter: 100 * time.Second, // exec.AutoBackgroundAfter; 50 s under mcp serve
 			TrashShim:           true,
 			MaxSpoolMiB:         256,
 		},
-		Read:   Read{MaxImageWidth: 2000, MaxImageHeight: 2000, MaxImageBase64KiB: 4608},
-		Skills: Skills{Dirs: slices.Clone(DefaultSkillDirs)},
+		Read:    Read{MaxImageWidth: 2000, MaxImageHeight: 2000, MaxImageBase64KiB: 4608},
+		Sandbox: Sandbox{Mode: "workspace-write", Network: []string{SandboxNetworkOn}},
+		Skills:  Skills{Dirs: slices.Clone(DefaultSkillDirs)},
 	}
 }
 
@@ -459,6 +543,10 @@ func (c *Config) Validate() []FieldError {
 		errs = append(errs, FieldError{Key: "batch.maxParallel", Expected: fmt.Sprintf("a number from 1 to %d, or 0 for the CPU count (at most %d)", BatchMaxParallel, BatchMaxParallel), Got: c.Batch.MaxParallel})
 	}
 
+	errs = append(errs, c.Sandbox.validate("sandbox")...)
+	if c.Sandbox.Mode == "" {
+		errs = append(errs, FieldError{Key: "sandbox.mode", Expected: "one of " + strings.Join(SandboxModes, ", "), Got: `""`})
+	}
 	for i, h := range c.Fetch.AllowHosts {
 		if err := safenet.CheckAllowEntry(h); err != nil {
 			errs = append(errs, FieldError{Key: fmt.Sprintf("fetch.allowHosts[%d]", i),
@@ -515,6 +603,7 @@ func (c *Config) validateMcp() []FieldError {
 		if s.Tier != "" && !slices.Contains(Tiers, s.Tier) {
 			add(key+".tier", "one of "+strings.Join(Tiers, ", "), fmt.Sprintf("%q", s.Tier))
 		}
+		errs = append(errs, s.Sandbox.validate(key+".sandbox")...)
 	}
 	agents := make([]string, 0, len(c.Agents))
 	for a := range c.Agents {

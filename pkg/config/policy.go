@@ -105,6 +105,10 @@ func ApplyPolicy(cfg *Config, trusted Config, untrusted []Layer, o PolicyOptions
 	cfg.Bash.TrashShim = trusted.Bash.TrashShim
 	cfg.Audit.Enabled = trusted.Audit.Enabled
 	cfg.Workspace = trusted.Workspace
+	cfg.Sandbox = trusted.Sandbox
+	cfg.Sandbox.Network = slices.Clone(trusted.Sandbox.Network)
+	cfg.Sandbox.Writable = slices.Clone(trusted.Sandbox.Writable)
+	cfg.Sandbox.ReadDeny = slices.Clone(trusted.Sandbox.ReadDeny)
 	cfg.Fetch.AllowHosts = slices.Clone(trusted.Fetch.AllowHosts)
 	cfg.McpServers = nil
 	for name, s := range trusted.McpServers {
@@ -214,6 +218,7 @@ func (p *policy) layer(l *Layer) {
 			p.ignore(l, "audit.enabled", "only the system or user config may turn the audit log off")
 		}
 	}
+	p.sandbox(l)
 	if l.sets("workspace.roots") && len(l.Config.Workspace.Roots) > 0 {
 		p.ignore(l, "workspace.roots", "the workspaces mcode may work in are the person's to list, in the system or user config")
 	}
@@ -475,4 +480,64 @@ func IntersectAgents(a, b Agent) Agent {
 	}
 	out.Subtask = a.Subtask || b.Subtask
 	return out
+}
+
+// sandbox lets a layer make the sandbox stricter: a stricter mode
+// (read-only < workspace-write < danger-full-access), a stricter network
+// (off < an allowlist < on; two allowlists keep what both allow), more
+// paths hidden from reading. More writable folders, or anything looser,
+// are ignored.
+func (p *policy) sandbox(l *Layer) {
+	s, ls := &p.cfg.Sandbox, l.Config.Sandbox
+	if l.sets("sandbox.mode") && ls.Mode != "" && ls.Mode != s.Mode {
+		if slices.Index(SandboxModes, ls.Mode) < slices.Index(SandboxModes, s.Mode) {
+			s.Mode = ls.Mode
+		} else {
+			p.ignore(l, "sandbox.mode", fmt.Sprintf("%s is looser than %s, which the system or user config sets", ls.Mode, s.Mode))
+		}
+	}
+	if l.sets("sandbox.network") && len(ls.Network) > 0 {
+		if net, ok := stricterNetwork(s.Network, ls.Network); ok {
+			s.Network = net
+		} else {
+			p.ignore(l, "sandbox.network", fmt.Sprintf("%s is looser than %s, which the system or user config sets", strings.Join(ls.Network, ", "), strings.Join(s.Network, ", ")))
+		}
+	}
+	if l.sets("sandbox.writable") && len(ls.Writable) > 0 {
+		p.ignore(l, "sandbox.writable", "only the system or user config may make more folders writable")
+	}
+	for _, d := range ls.ReadDeny {
+		if !slices.Contains(s.ReadDeny, d) {
+			s.ReadDeny = append(s.ReadDeny, d)
+		}
+	}
+}
+
+// stricterNetwork combines the network in force with a layer's: the
+// layer's when it is at least as strict, the ports both allow for two
+// allowlists; ok is false when the layer's is looser.
+func stricterNetwork(cur, layer []string) (out []string, ok bool) {
+	rank := func(n []string) int {
+		switch {
+		case len(n) == 0 || len(n) == 1 && strings.TrimSpace(n[0]) == SandboxNetworkOn:
+			return 2
+		case len(n) == 1 && strings.TrimSpace(n[0]) == SandboxNetworkOff:
+			return 0
+		}
+		return 1
+	}
+	switch rc, rl := rank(cur), rank(layer); {
+	case rl < rc:
+		return slices.Clone(layer), true
+	case rl > rc:
+		return cur, false
+	case rl != 1:
+		return cur, true
+	}
+	for _, place := range layer {
+		if !slices.Contains(cur, place) {
+			return cur, false // the layer allows a place the person does not
+		}
+	}
+	return slices.Clone(layer), true
 }

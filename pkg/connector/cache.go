@@ -12,6 +12,18 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
+// ConfigExample shows how MCP servers are declared in mcode's config: the
+// connector's --help and the skill both print it.
+const ConfigExample = `mcpServers:                      # in ./.mcode.yaml or ~/.config/mcode/config.yaml
+  docs:                          # stdio: mcode starts the server
+    command: npx
+    args: ["-y", "@modelcontextprotocol/server-everything"]
+    env: {LOG_LEVEL: "0"}
+    timeout: 30s
+  remote:                        # streamable HTTP
+    url: "http://127.0.0.1:3001/mcp"
+    headers: {Authorization: "Bearer ${DOCS_TOKEN}"}`
+
 // CacheDir is where tool listings are kept, under MCODE_HOME.
 const CacheDir = "cache/connector"
 
@@ -30,6 +42,10 @@ type ToolDef struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	// Params are the names of InputSchema's properties, kept for search.
 	Params []string `json:"params,omitempty"`
+	// Aliases are other names the tool takes for its parameters, from its
+	// _meta (mcode's own tools publish them): a call is checked against
+	// the input schema after they are rewritten, as the server would.
+	Aliases map[string]tool.Alias `json:"aliases,omitempty"`
 	// Summary is the description's first line (set by the index).
 	Summary string `json:"-"`
 	// qualified is its SERVER__TOOL name among its server's tools (see
@@ -60,8 +76,13 @@ func (t ToolDef) Qualified() string {
 	return QualifiedName(t.Server, t.Name)
 }
 
+// listingFormat is the version of the cached listing's shape: a listing
+// of another one (before tools carried their aliases) is fetched again.
+const listingFormat = 2
+
 // Listing is one server's tool list as cached.
 type Listing struct {
+	Format          int       `json:"format"`
 	Server          string    `json:"server"`
 	ConfigHash      string    `json:"config_hash"`
 	FetchedAt       time.Time `json:"fetched_at"`
@@ -147,7 +168,7 @@ func loadListing(dataDir string, s Server, now time.Time) (Listing, bool) {
 		return Listing{}, false
 	}
 	var l Listing
-	if json.Unmarshal(data, &l) != nil || l.ConfigHash != s.Hash() || l.Server != s.Name {
+	if json.Unmarshal(data, &l) != nil || l.Format != listingFormat || l.ConfigHash != s.Hash() || l.Server != s.Name {
 		return Listing{}, false
 	}
 	if age := now.Sub(l.FetchedAt); age < 0 || age > CacheTTL {
@@ -162,6 +183,7 @@ func loadListing(dataDir string, s Server, now time.Time) (Listing, bool) {
 
 // saveListing caches a listing that succeeded (a failed one never is).
 func saveListing(dataDir string, s Server, l Listing) error {
+	l.Format = listingFormat
 	data, err := json.Marshal(l)
 	if err != nil {
 		return err

@@ -24,6 +24,21 @@ const ToolErrorMaxMessage = 2000
 // started. A tool whose schema cannot be used cannot be called safely
 // and is refused as the tool's fault (tool_error).
 func Validate(def ToolDef, args json.RawMessage) error {
+	_, err := normalizeValidate(def, args)
+	return err
+}
+
+// normalizeValidate rewrites the tool's aliases (as its server would),
+// then validates; it returns the arguments to send.
+func normalizeValidate(def ToolDef, args json.RawMessage) (json.RawMessage, error) {
+	args, err := tool.NormalizeArgs(def.Qualified(), def.Aliases, args)
+	if err != nil {
+		return nil, err
+	}
+	return args, validate(def, args)
+}
+
+func validate(def ToolDef, args json.RawMessage) error {
 	schema, err := tool.CompileSchema(def.Qualified(), def.InputSchema)
 	if err != nil {
 		return &tool.Error{Code: tool.CodeToolError,
@@ -56,14 +71,15 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 	def, known := ToolDef{}, false
 	if l, ok := loadListing(c.DataDir, s, c.now()); ok && !c.Refresh {
 		def, err = findIn(l, s, toolName)
+		var sent json.RawMessage
 		if err == nil {
-			err = Validate(def, args)
+			sent, err = normalizeValidate(def, args)
 		}
 		// A miss is looked up again in a fresh listing, and so is a
 		// refusal by a listing old enough that the tool may have changed.
 		switch {
 		case err == nil:
-			known = true
+			known, args = true, sent
 		case isMiss(err):
 		case c.now().Sub(l.FetchedAt) >= CacheRecheckAge && isRefusal(err):
 		default:
@@ -88,7 +104,7 @@ func (c *Connector) Call(ctx context.Context, name string, args json.RawMessage)
 		if def, err = findIn(l, s, toolName); err != nil {
 			return nil, err
 		}
-		if err := Validate(def, args); err != nil {
+		if args, err = normalizeValidate(def, args); err != nil {
 			return nil, err
 		}
 	}
@@ -167,6 +183,12 @@ func callResponse(def ToolDef, res *mcp.CallToolResult) (*tool.Response, error) 
 		out = string(data)
 	}
 	resp := &tool.Response{Output: out, Result: result, Media: media}
+	if notices, _ := res.Meta[tool.NoticesMetaKey].(string); notices != "" && strings.Count(out, notices) == 1 {
+		// The server is mcode: its summary goes where a direct call's
+		// does (stderr in -o text), after whatever note followed it.
+		resp.Output = strings.Replace(out, notices, "", 1) + notices
+		resp.Notices = notices
+	}
 	if res.IsError {
 		msg := strings.TrimSpace(out)
 		if msg == "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -28,6 +29,10 @@ type Connector struct {
 	// WardenExe is mcode's executable: stdio servers run below its warden
 	// (WardenArg). Empty starts them directly.
 	WardenExe string
+	// Spawn is how a stdio server runs: the environment policy and the
+	// sandbox (a server's own sandbox section lies over the global one).
+	// Its zero value runs servers in the default sandbox of Root.
+	Spawn spawn.Settings
 
 	// Untrusted are servers that a config the caller can write defines
 	// and no person has trusted yet: never started, listed as such.
@@ -328,7 +333,41 @@ func toolDef(server string, t *mcp.Tool) (def ToolDef, problem string) {
 		d.Annotations, _ = json.Marshal(t.Annotations)
 	}
 	d.Params = paramNames(d.InputSchema)
+	d.Aliases = aliasesOf(t.Meta)
 	return d, ""
+}
+
+// MaxAliases bounds the other parameter names a tool's _meta may give
+// (what mcp serve publishes: a few per tool); more, or longer names, and
+// the tool gets none.
+const (
+	MaxAliases     = 64
+	MaxAliasLength = 64
+)
+
+// aliasesOf reads the other names a tool takes for its parameters from
+// its _meta (tool.AliasesMetaKey: mcode's own tools publish them); nil
+// when there are none or they are not well-formed: the schema then
+// judges the call alone.
+func aliasesOf(meta mcp.Meta) map[string]tool.Alias {
+	raw, ok := meta[tool.AliasesMetaKey]
+	if !ok {
+		return nil
+	}
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var aliases map[string]tool.Alias
+	if json.Unmarshal(data, &aliases) != nil || len(aliases) == 0 || len(aliases) > MaxAliases {
+		return nil
+	}
+	for name, a := range aliases {
+		if name == "" || a.Param == "" || len(name) > MaxAliasLength || len(a.Param) > MaxAliasLength || len(a.Values) > MaxAliases {
+			return nil
+		}
+	}
+	return aliases
 }
 
 // schemaProblem says why a schema did not compile, without the name

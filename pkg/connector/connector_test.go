@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,7 +31,12 @@ import (
 func TestMain(m *testing.M) {
 	// The warden's environment is the server's: check for it first.
 	if len(os.Args) > 1 && os.Args[1] == WardenArg {
-		os.Exit(Warden(os.Args[2:]))
+		status, err := Ward(os.Args[2:])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(127)
+		}
+		os.Exit(status)
 	}
 	if code, ok := mcptest.Main(); ok {
 		os.Exit(code)

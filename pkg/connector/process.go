@@ -6,12 +6,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/proctree"
+	"github.com/mcode-dev/mcode/pkg/spawn"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // StderrTailBytes is how much of a stdio server's stderr is kept for
@@ -74,14 +77,23 @@ type process struct {
 // With warden (mcode's own executable) the server runs below a warden
 // process (Warden) that takes its whole tree down even when mcode is
 // killed with SIGKILL.
-func startProcess(s Server, dir string, getenv func(string) string, warden string) (*process, error) {
+func startProcess(s Server, dir string, getenv func(string) string, warden string, settings spawn.Settings) (*process, error) {
 	c := s.Config
-	env := make([]string, 0, len(inheritedEnv)+len(c.Env))
+	inherited := make([]string, 0, len(inheritedEnv))
 	for _, k := range inheritedEnv {
 		if v := getenv(k); v != "" {
-			env = append(env, k+"="+v)
+			inherited = append(inherited, k+"="+v)
 		}
 	}
+	// What it inherits goes through the environment policy; what its
+	// config gives it, it was given on purpose.
+	run := settings.Prepare(inherited)
+	if run.Unenforceable != "" {
+		return nil, &tool.Error{Code: tool.CodeServerUnavailable,
+			Message: fmt.Sprintf("MCP server %s was not started: %s", s.Name, run.Unenforceable),
+			Hint:    fmt.Sprintf("a person who wants it to run unconfined sets mcpServers.%s.sandbox.mode: danger-full-access in the user config", s.Name)}
+	}
+	env := slices.Clip(run.Env)
 	for k, v := range c.Env {
 		env = append(env, k+"="+expand(v, getenv))
 	}
@@ -128,7 +140,10 @@ func startProcess(s Server, dir string, getenv func(string) string, warden strin
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = wardenAttr()
-	if err := cmd.Start(); err != nil {
+	// The warden runs inside the sandbox too: it only starts, watches and
+	// stops the server's tree, and the server inherits the sandbox.
+	_, release, err := run.Start(cmd, (*exec.Cmd).Start)
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err
 	}
@@ -145,6 +160,7 @@ func startProcess(s Server, dir string, getenv func(string) string, warden strin
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
+		release() // the warden's parent-death signal is tied to the thread that started it
 		close(p.done)
 	}()
 	return p, nil

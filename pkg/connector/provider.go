@@ -179,7 +179,7 @@ func modelMatches(patterns []string, model string) bool {
 // external makes one MCP tool a registry tool: its own schemas, its
 // annotations as facts, its server's time limit.
 func (p *Provider) external(d ToolDef) (*tool.Tool, error) {
-	facts := annotationFacts(d.Annotations)
+	facts := tool.FactsOfMCPAnnotations(d.Annotations)
 	mode := tool.Sequential
 	if facts.ReadOnly {
 		mode = tool.Parallel
@@ -192,48 +192,24 @@ func (p *Provider) external(d ToolDef) (*tool.Tool, error) {
 		if s.Config.Timeout > 0 {
 			timeout = s.Config.Timeout
 		}
-		if s.Config.Tier == string(tool.Extension) {
-			tier = tool.Extension
-		}
+		tier = serverTier(s)
 	}
 	desc := d.Description
 	if d.Title != "" && !strings.Contains(desc, d.Title) {
 		desc = strings.TrimSpace(d.Title + "\n\n" + desc)
 	}
 	name := d.Qualified()
-	return tool.NewExternal(tool.External{
+	var t *tool.Tool
+	t, err := tool.NewExternal(tool.External{
 		Name: name, Description: desc, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema,
-		Mode: mode, Tier: tier, Source: tool.Configured, Facts: facts, Timeout: timeout,
+		Mode: mode, Tier: tier, Source: tool.Configured, Facts: facts, Timeout: timeout, Aliases: d.Aliases,
 	}, func(ctx context.Context, env *tool.Env, args json.RawMessage) (*tool.Response, error) {
-		if tier == tool.Extension && !tiers.IsEnabled(env, name) {
-			return nil, &tool.Error{Code: tool.CodeDenied,
-				Message: fmt.Sprintf("%s is an extension-tier tool and is not enabled in this session", name),
-				Hint:    fmt.Sprintf("enable it first: mcode call enable_tool --args '{\"name\": \"%s\"}'", name)}
+		if err := tiers.Permit(env, t); err != nil {
+			return nil, err
 		}
 		return p.Conn.Call(ctx, name, args)
 	})
-}
-
-// annotationFacts reads MCP tool annotations, with the protocol's
-// defaults for hints left out: not read-only, destructive, not
-// idempotent, open world.
-func annotationFacts(raw json.RawMessage) tool.Facts {
-	a := struct {
-		ReadOnly    *bool `json:"readOnlyHint"`
-		Destructive *bool `json:"destructiveHint"`
-		Idempotent  *bool `json:"idempotentHint"`
-		OpenWorld   *bool `json:"openWorldHint"`
-	}{}
-	_ = json.Unmarshal(raw, &a)
-	or := func(b *bool, def bool) bool {
-		if b == nil {
-			return def
-		}
-		return *b
-	}
-	f := tool.Facts{ReadOnly: or(a.ReadOnly, false), Idempotent: or(a.Idempotent, false), OpenWorld: or(a.OpenWorld, true)}
-	f.Destructive = !f.ReadOnly && or(a.Destructive, true)
-	return f
+	return t, err
 }
 
 // SearchParams are tool_search's parameters.
@@ -292,9 +268,17 @@ func (p *Provider) invokeTool() *tool.Tool {
 	})
 }
 
+// serverTier is the tier of a server's tools: its config's tier key.
+func serverTier(s Server) tool.Tier {
+	if s.Config.Tier == string(tool.Extension) {
+		return tool.Extension
+	}
+	return tool.Core
+}
+
 func (p *Provider) hasExtension() bool {
 	for _, s := range p.Conn.Servers {
-		if s.Config.Tier == string(tool.Extension) {
+		if serverTier(s) == tool.Extension {
 			return true
 		}
 	}
@@ -320,7 +304,7 @@ func (p *Provider) enableTool() *tool.Tool {
 			return nil, notExtension
 		}
 		s, err := lookupServer(p.Conn.Servers, server)
-		if err != nil || s.Config.Tier != string(tool.Extension) {
+		if err != nil || serverTier(s) != tool.Extension {
 			return nil, notExtension
 		}
 		def, err := p.Conn.Find(ctx, ep.Name)

@@ -14,7 +14,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -75,7 +77,19 @@ func (c *Connector) connect(ctx context.Context, s Server) (*session, error) {
 		if s.Config.Cwd != "" {
 			dir = (&tool.Env{Root: c.Root, UserHome: c.Getenv("HOME")}).Abs(expand(s.Config.Cwd, c.Getenv))
 		}
-		p, err := startProcess(s, dir, c.Getenv, c.WardenExe)
+		settings := c.Spawn
+		if settings.Root == "" {
+			settings.Root, settings.DataDir = c.Root, c.DataDir
+		}
+		if settings.Sandbox.Mode == "" {
+			settings.Sandbox = config.Defaults().Sandbox
+		}
+		settings.Sandbox = sandbox.Override(settings.Sandbox, s.Config.Sandbox)
+		p, err := startProcess(s, dir, c.Getenv, c.WardenExe, settings)
+		var te *tool.Error
+		if errors.As(err, &te) {
+			return nil, te
+		}
 		if err != nil {
 			return nil, &tool.Error{Code: tool.CodeServerUnavailable, Message: describeStartError(s, err),
 				Hint: fmt.Sprintf("check mcpServers.%s.command and args in the config; the command must be on PATH or an absolute path", s.Name)}

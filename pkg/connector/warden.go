@@ -12,21 +12,22 @@ import (
 )
 
 // WardenArg, as mcode's first argument, makes the process the warden of
-// one stdio server (Warden): mcode starts every stdio server through it
-// when it knows its own executable (Connector.WardenExe).
+// one stdio server (Ward): mcode starts every stdio server through it
+// when it knows its own executable (Connector.WardenExe). cmd/ starts
+// the process (its hidden commands); Ward is its work.
 const WardenArg = "__mcp-server-warden"
 
-// Warden runs argv, a stdio server, as its child and ends the server's
+// Ward runs argv, a stdio server, as its child and ends the server's
 // whole process tree when the server exits, when it is told to (SIGTERM,
 // SIGINT, SIGHUP), and when mcode dies, SIGKILL included: mcode starts
 // the warden with a parent-death signal, which a signal handler can
 // catch, where the server's own tree could not be reached. The server
-// inherits the warden's stdin, stdout and stderr as they are. The exit
-// status is the server's (128+N for a signal).
-func Warden(argv []string) int {
+// inherits the warden's stdin, stdout and stderr as they are. It returns
+// the server's exit status (128+N for a signal), or an error when the
+// server cannot start.
+func Ward(argv []string) (int, error) {
 	if len(argv) == 0 {
-		fmt.Fprintln(os.Stderr, "mcode "+WardenArg+": no command")
-		return 2
+		return 0, errors.New("no command")
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -35,8 +36,7 @@ func Warden(argv []string) int {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := proctree.StartGroup(cmd); err != nil {
-		fmt.Fprintf(os.Stderr, "mcode: cannot start the MCP server %s: %v\n", argv[0], err)
-		return 127
+		return 0, fmt.Errorf("cannot start the MCP server %s: %w", argv[0], err)
 	}
 	pid := cmd.Process.Pid
 	done := make(chan error, 1)
@@ -45,12 +45,12 @@ func Warden(argv []string) int {
 	case err := <-done:
 		proctree.StopReapedGroup(pid, termGrace)
 		sweepBelow(os.Getpid())
-		return exitStatus(err)
+		return exitStatus(err), nil
 	case sig := <-sigs:
 		proctree.StopGroup(pid, termGrace)
 		<-done
 		sweepBelow(os.Getpid())
-		return 128 + int(sig.(syscall.Signal))
+		return 128 + int(sig.(syscall.Signal)), nil
 	}
 }
 

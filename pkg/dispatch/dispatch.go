@@ -67,6 +67,11 @@ type Decision struct {
 	Reason     string `json:"reason,omitempty"`
 	Hint       string `json:"hint,omitempty"`
 	ApprovalID string `json:"approval_id,omitempty"`
+	// Approved: a person approved this very call (an approval redeemed,
+	// the person at the terminal, a grant of the trusted config). The
+	// tool hears of it (tool.Approved): one that escalates, such as bash
+	// asking for a looser sandbox, runs looser only then.
+	Approved bool `json:"-"`
 }
 
 // Asker puts a yes/no question to the person behind the caller; an
@@ -229,6 +234,9 @@ func (d *Dispatcher) run(ctx context.Context, c *Call, decision *Decision) *tool
 			// The decision is the result: a program reads the approval
 			// id and the rule from it.
 			return tool.NewEnvelope(t.Name, &tool.Response{Result: dec}, err)
+		}
+		if dec.Approved {
+			ctx = tool.WithApproved(ctx)
 		}
 	}
 

@@ -36,6 +36,9 @@ type EditReport struct {
 	// LineNumbersStripped says old_string carried read's line-number
 	// prefixes and matched once they were removed.
 	LineNumbersStripped bool `json:"line_numbers_stripped"`
+	// NewLineNumbersStripped says new_string alone carried read's
+	// "N→" prefixes on every line, and they were taken off.
+	NewLineNumbersStripped bool `json:"new_line_numbers_stripped,omitempty"`
 }
 
 // Failure is the result of an edit that was refused: which edit, and the
@@ -148,6 +151,13 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]texted
 			}
 			return nil, nil, noMatch(name, cur, e.OldString, loc, i, len(edits), byteWise)
 		}
+		// read's "N→" prefixes pasted into new_string alone would be
+		// written into the file: when every line of new_string has one and
+		// old_string (which matched) has none, they come off.
+		newStripped := false
+		if !stripped && !textedit.AnyLineNumbered(old) && textedit.AllLinesNumbered(repl, false) {
+			repl, newStripped = textedit.StripArrowNumbers(repl), true
+		}
 		n := loc.Count
 		idx := i
 		if e.ExpectCount != nil && *e.ExpectCount != n {
@@ -182,7 +192,7 @@ func applyEdits(name string, orig []byte, edits []Edit, byteWise bool) ([]texted
 		if err != nil {
 			return nil, nil, err
 		}
-		reports[i] = EditReport{Index: i, Match: loc.Kind, Count: n, LineNumbersStripped: stripped}
+		reports[i] = EditReport{Index: i, Match: loc.Kind, Count: n, LineNumbersStripped: stripped, NewLineNumbersStripped: newStripped}
 	}
 	fillLines(orig, pieces, reports)
 	return pieces, reports, nil

@@ -59,6 +59,12 @@ type Result struct {
 	// LineNumbersStripped says some old_string matched only once read's
 	// line-number prefixes were taken off it.
 	LineNumbersStripped bool `json:"line_numbers_stripped"`
+	// NewLineNumbersStripped says some new_string alone carried read's
+	// prefixes, which were taken off before writing.
+	NewLineNumbersStripped bool `json:"new_line_numbers_stripped,omitempty"`
+	// Notes say what mcode changed in what it was given (a final newline
+	// dropped from --new-file).
+	Notes []string `json:"notes,omitempty"`
 	textedit.Changes
 	BytesBefore int `json:"bytes_before"`
 	BytesAfter  int `json:"bytes_after"`
@@ -92,8 +98,10 @@ var limits = map[string]any{
 func EditTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: EditName, Mode: tool.Sequential, Timeout: Timeout,
-		Facts:       tool.Facts{Destructive: true},
-		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}},
+		Positional: []string{"file_path"},
+		Facts:      tool.Facts{Destructive: true},
+		// --old and --new are what people type; path is read's name.
+		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}, "old": {Param: "old_string"}, "new": {Param: "new_string"}},
 		Paths:       tool.PathParams(tool.PathParam{Field: "file_path", Write: true}),
 		Description: editDescription, Schema: editSchema, Data: limits,
 	}, Run)
@@ -145,6 +153,9 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 		return nil, err
 	}
 	if info == nil {
+		if e := edits[0]; len(edits) == 1 && e.OldString == "" && !e.ReplaceAll && e.ExpectCount == nil && p.IfMatch == "" {
+			return createByEdit(ctx, env, p.FilePath, e.NewString, p.DryRun)
+		}
 		return nil, fsutil.NotFound(display, abs)
 	}
 	unlock, err := textedit.LockFile(ctx, display, target)
@@ -184,6 +195,7 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 			res.Match = textedit.MatchFuzzy
 		}
 		res.LineNumbersStripped = res.LineNumbersStripped || r.LineNumbersStripped
+		res.NewLineNumbersStripped = res.NewLineNumbersStripped || r.NewLineNumbersStripped
 		res.Replacements += r.Count
 	}
 	res.LineStart, res.LineEnd = lineSpan(c.Text, pieces)
@@ -213,6 +225,23 @@ func Run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
 	hw := <-hashed
 	res.BytesAfter, res.SHA256 = hw.N, hw.Sum()
 	return &tool.Response{Output: editOutput(display, res), Result: res}, nil
+}
+
+// createByEdit creates a missing file from an edit whose old_string is
+// empty, as Claude Code's Edit does, through write (never over a file
+// that appeared meanwhile), and says so.
+func createByEdit(ctx context.Context, env *tool.Env, path, content string, dryRun bool) (*tool.Response, error) {
+	resp, err := Write(ctx, env, WriteParams{FilePath: path, Content: content, CreateOnly: true, DryRun: dryRun})
+	if err != nil {
+		return resp, err
+	}
+	const note = "the file did not exist and old_string was empty: created it with new_string, as write does"
+	if res, ok := resp.Result.(*WriteResult); ok {
+		res.Note = strings.TrimPrefix(res.Note+"; "+note, "; ")
+	}
+	first, rest, _ := strings.Cut(resp.Output, "\n")
+	resp.Output = first + " (" + note + ")\n" + rest
+	return resp, nil
 }
 
 // lineSpan is the range of lines (1-based, before the edit) that the
@@ -260,6 +289,9 @@ func editOutput(display string, r *Result) string {
 	fmt.Fprintf(&b, "; +%d -%d lines", r.Additions, r.Removals)
 	if r.LineNumbersStripped {
 		b.WriteString(" (read's line-number prefixes were stripped from old_string to match)")
+	}
+	if r.NewLineNumbersStripped {
+		b.WriteString(" (read's line-number prefixes were stripped from new_string, which had one on every line while old_string had none)")
 	}
 	b.WriteString("\n")
 	b.WriteString(r.Diff)

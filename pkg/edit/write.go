@@ -67,6 +67,7 @@ var (
 func WriteTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: WriteName, Mode: tool.Sequential, Timeout: Timeout,
+		Positional:  []string{"file_path"},
 		Facts:       tool.Facts{Destructive: true, Idempotent: true},
 		Aliases:     map[string]tool.Alias{"path": {Param: "file_path"}},
 		Paths:       tool.PathParams(tool.PathParam{Field: "file_path", Write: true}),

@@ -36,8 +36,14 @@ const (
 	// MaxTimeout caps a foreground call; a larger request is cut to it.
 	MaxTimeout = 300 * time.Second
 	// AutoBackgroundAfter is when a foreground call still running becomes
-	// a background task.
-	AutoBackgroundAfter = 15 * time.Second
+	// a background task, from the command line: under the 120 s a harness
+	// such as Claude Code gives its own bash call, so the harness never
+	// kills the work, and over most test suites (15 s, the seed's
+	// figure, cost a model an extra call for nearly every real test run).
+	AutoBackgroundAfter = 100 * time.Second
+	// AutoBackgroundServe is the same under mcp serve: under the 60 s an
+	// MCP client usually allows a request.
+	AutoBackgroundServe = 50 * time.Second
 	// BackgroundWatchdog is the least time a background task may run.
 	BackgroundWatchdog = 30 * time.Minute
 	// DefaultSpoolMiB caps the file that keeps the full output.
@@ -78,6 +84,9 @@ type Params struct {
 	KeepChildren   bool     `json:"keep_children,omitempty"`
 	Cwd            string   `json:"cwd,omitempty"`
 	AutoBackground *bool    `json:"auto_background,omitempty"`
+	// Sandbox runs the command under this mode instead of the policy's: a
+	// stricter one always, a looser one once a person approved the call.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Result is what a bash call reports besides its output.
@@ -110,7 +119,9 @@ type Result struct {
 	Survivors   []proctree.Ref `json:"survivors"`
 	EnvSanitize string         `json:"env_sanitize"`
 	EnvRemoved  []string       `json:"env_removed"`
-	Notes       []string       `json:"notes"`
+	// Sandbox is the sandbox the command ran in.
+	Sandbox *SandboxResult `json:"sandbox"`
+	Notes   []string       `json:"notes"`
 }
 
 // Options are what the bash tool needs from its host.
@@ -124,6 +135,9 @@ type Options struct {
 	// Executable is the mcode binary that runs supervisors (default
 	// os.Executable).
 	Executable func() (string, error)
+	// Trash, when set, names the folders the rm shim deletes into: the
+	// sandbox keeps them writable while the shim is on.
+	Trash func(env *tool.Env) []string
 }
 
 var (
@@ -137,29 +151,32 @@ var (
 // when a tool is, not at init).
 func templateData() map[string]any {
 	return map[string]any{
-		"DefaultTimeoutS":    int(DefaultTimeout / time.Second),
-		"MaxTimeoutS":        int(MaxTimeout / time.Second),
-		"AutoBackgroundS":    int(AutoBackgroundAfter / time.Second),
-		"WatchdogMin":        int(BackgroundWatchdog / time.Minute),
-		"OutputCapKiB":       OutputCap / 1024,
-		"HeadPercent":        HeadPercent,
-		"KillGraceS":         int(KillGrace / time.Second),
-		"ExitTimeout":        ExitTimeout,
-		"TaskOutputCapKiB":   OutputCap / 1024,
-		"DefaultTaskWaitS":   int(DefaultTaskWait / time.Second),
-		"TaskOutputMaxWaitS": int(MaxTaskOutputWait / time.Second),
-		"TaskListName":       TaskListName,
-		"TaskOutputName":     TaskOutputName,
-		"TaskWaitName":       TaskWaitName,
-		"TaskStopName":       TaskStopName,
-		"BashName":           Name,
-		"StatusRunning":      StatusRunning,
-		"StatusExited":       StatusExited,
-		"StatusTimedOut":     StatusTimedOut,
-		"StatusStopped":      StatusStopped,
-		"StatusLost":         StatusLost,
-		"StatusCorrupt":      StatusCorrupt,
-		"TaskRetentionDays":  int(TaskRetention / (24 * time.Hour)),
+		"DefaultTimeoutS":      int(DefaultTimeout / time.Second),
+		"MaxTimeoutS":          int(MaxTimeout / time.Second),
+		"AutoBackgroundS":      int(AutoBackgroundAfter / time.Second),
+		"AutoBackgroundServeS": int(AutoBackgroundServe / time.Second),
+		"ExitBackgrounded":     tool.ExitBackgrounded,
+		"WatchdogMin":          int(BackgroundWatchdog / time.Minute),
+		"OutputCapKiB":         OutputCap / 1024,
+		"HeadPercent":          HeadPercent,
+		"KillGraceS":           int(KillGrace / time.Second),
+		"ExitTimeout":          ExitTimeout,
+		"TaskOutputCapKiB":     OutputCap / 1024,
+		"DefaultTaskWaitS":     int(DefaultTaskWait / time.Second),
+		"TaskOutputMaxWaitS":   int(MaxTaskOutputWait / time.Second),
+		"TaskListName":         TaskListName,
+		"TaskOutputName":       TaskOutputName,
+		"TaskWaitName":         TaskWaitName,
+		"TaskStopName":         TaskStopName,
+		"BashName":             Name,
+		"StatusRunning":        StatusRunning,
+		"StatusExited":         StatusExited,
+		"StatusTimedOut":       StatusTimedOut,
+		"StatusStopped":        StatusStopped,
+		"StatusLost":           StatusLost,
+		"StatusCorrupt":        StatusCorrupt,
+		"TaskRetentionDays":    int(TaskRetention / (24 * time.Hour)),
+		"ExitApproval":         tool.ExitApprovalRequired,
 	}
 }
 
@@ -167,11 +184,13 @@ func templateData() map[string]any {
 func Tool(o Options) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential,
-		Facts:   tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
-		Aliases: map[string]tool.Alias{"run_in_background": {Param: "background"}},
+		Positional: []string{"command"},
+		Facts:      tool.Facts{Destructive: true, OpenWorld: true, Processes: true},
+		Aliases:    map[string]tool.Alias{"run_in_background": {Param: "background"}},
 		// No generic deadline: bash enforces its own limits and reports
 		// them (Command timed out after N seconds, exit 124).
 		Timeout:     0,
+		Escalation:  escalation,
 		Description: bashDescription, Schema: bashSchema, Data: templateData(),
 	}, o.run)
 }
@@ -248,6 +267,7 @@ type runSetup struct {
 	job     jobSpec
 	taskDir string
 	result  Result
+	sandbox *sandboxRun
 }
 
 func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error) {
@@ -301,6 +321,14 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 		}
 	}
 	childEnv, removed := sanitizeEnv(environ, mode, cfg.EnvAllow, shimDir)
+	var trashDirs []string
+	if shimDir != "" && o.Trash != nil {
+		trashDirs = o.Trash(env)
+	}
+	sb, err := o.sandboxOf(ctx, env, p.Sandbox, childEnv, trashDirs)
+	if err != nil {
+		return nil, err
+	}
 	sh, inv, err := invocation(ctx, env, cfg.Shell, p.Command)
 	if err != nil {
 		return nil, err
@@ -315,9 +343,10 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 			Hint: "MCODE_HOME must be a writable folder (it keeps each command's full output)"}
 	}
 	rs := &runSetup{
-		env: env, plan: pl, taskDir: dir,
+		env: env, plan: pl, taskDir: dir, sandbox: sb,
 		job: jobSpec{
 			ID: id, Shell: sh.Path, Args: inv.Args, Stdin: inv.Stdin, Command: p.Command, Dir: cwd, Env: append(childEnv, inv.Env...),
+			Sandbox:   sb.plan,
 			SpoolPath: spoolPath(dir), SpoolCap: int64(cfg.MaxSpoolMiB) << 20,
 			// The live view and a background task read the file as it
 			// grows.
@@ -327,6 +356,9 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 			Command: p.Command, Cwd: cwd, Shell: sh.Path, Invocation: pl.invocation,
 			TimeoutS: pl.limit.Seconds(), EnvSanitize: mode, EnvRemoved: removed,
 		},
+	}
+	if sb.unenforced != "" {
+		rs.note("ran without the sandbox, as a person approved: %s", sb.unenforced)
 	}
 	if pl.capped {
 		rs.result.RequestedTimeoutS = p.Timeout
@@ -410,7 +442,16 @@ func (rs *runSetup) finish(rec record, view outputView) (*tool.Response, error) 
 		removeTaskDir(rs.taskDir)
 	}
 	resp.Output, resp.Notices = withNotices(text, r.Notes)
-	return resp, statusError(rec)
+	err := statusError(rec)
+	if rs.sandbox != nil && rs.sandbox.plan != nil && r.Sandbox != nil && rec.ExitCode != 0 {
+		if ds := rs.sandbox.policy.Denials(text, rs.job.Dir); len(ds) > 0 {
+			r.Sandbox.Denied = ds
+			if te, ok := err.(*tool.Error); ok {
+				te.Hint = rs.sandbox.policy.DenialHint(ds)
+			}
+		}
+	}
+	return resp, err
 }
 
 func readSpoolHint(path string) string {

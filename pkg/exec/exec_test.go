@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case SupervisorArg:
-			os.Exit(Supervise(os.Args[2:], SupervisorStreams()))
+			os.Exit(Supervise(SupervisorStreams()))
 		case toolArg:
 			os.Exit(toolMain(os.Args[2:]))
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/proctree"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 )
 
 const (
@@ -35,6 +36,8 @@ type jobSpec struct {
 	// LazySpool makes the spool file only when it is needed (see
 	// capture.lazy): a foreground run nobody watches live.
 	LazySpool bool
+	// Sandbox confines the shell and all it starts (nil: nothing does).
+	Sandbox *sandbox.Plan `json:",omitempty"`
 }
 
 // job is a running shell command and its process tree. Its owner (the
@@ -48,6 +51,8 @@ type job struct {
 	started  time.Time
 	capture  *capture
 	mainDone <-chan struct{}
+	// sandbox is what the kernel took of the plan.
+	sandbox *sandbox.Applied
 }
 
 // startJob starts the shell with stdin on /dev/null and stdout and stderr
@@ -74,13 +79,25 @@ func startJob(spec jobSpec) (*job, error) {
 		capture.closeSpoolLocked()
 		return nil, err
 	}
-	shell, err := proctree.Start(proctree.Spec{
-		Path:  spec.Shell,
-		Args:  spec.argv(),
-		Dir:   spec.Dir,
-		Env:   append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
-		Files: []*os.File{stdin, w, w},
-		Sys:   proctree.SessionAttr(),
+	path, argv := spec.Shell, spec.argv()
+	if wrapped := sandbox.Wrap(spec.Sandbox, append([]string{spec.Shell}, argv[1:]...)); wrapped[0] != spec.Shell {
+		path, argv = wrapped[0], wrapped // macOS: sandbox-exec runs the shell
+	}
+	var shell *proctree.Child
+	// The sandbox confines the thread that starts the shell, and the
+	// shell with all it starts; the rest of this process stays free to
+	// write the output and the exit record.
+	applied, release, err := sandbox.Start(spec.Sandbox, func() error {
+		var err error
+		shell, err = proctree.Start(proctree.Spec{
+			Path:  path,
+			Args:  argv,
+			Dir:   spec.Dir,
+			Env:   append(slices.Clip(spec.Env), jobMarkerVar+"="+spec.ID),
+			Files: []*os.File{stdin, w, w},
+			Sys:   proctree.SessionAttr(),
+		})
+		return err
 	})
 	w.Close()
 	feed(err == nil)
@@ -89,9 +106,16 @@ func startJob(spec jobSpec) (*job, error) {
 		capture.closeSpoolLocked()
 		return nil, err
 	}
+	go func() {
+		<-shell.Done()
+		release() // the shell's parent-death signal is tied to that thread
+	}()
 	j := &job{
 		spec: spec, shell: shell, pid: shell.PID, started: time.Now(),
 		capture: capture, mainDone: shell.Done(),
+	}
+	if spec.Sandbox != nil {
+		j.sandbox = &applied
 	}
 	go j.capture.run()
 	return j, nil

@@ -153,15 +153,15 @@ func TestMakePlan(t *testing.T) {
 		cfg  config.Bash
 		want plan
 	}{
-		{"default", Params{}, cfg, plan{invocation: ManagedForeground, limit: 120 * time.Second, autoAfter: 15 * time.Second, leftoverLimit: 30 * time.Minute}},
+		{"default", Params{}, cfg, plan{invocation: ManagedForeground, limit: 120 * time.Second, autoAfter: 100 * time.Second, leftoverLimit: 30 * time.Minute}},
 		{"short limit runs direct", Params{Timeout: secs(2)}, cfg, plan{invocation: DirectForeground, limit: 2 * time.Second, requested: 2 * time.Second, leftoverLimit: 30 * time.Minute}},
-		{"cut to the maximum", Params{Timeout: secs(900)}, cfg, plan{invocation: ManagedForeground, limit: 300 * time.Second, requested: 900 * time.Second, capped: true, autoAfter: 15 * time.Second, leftoverLimit: 30 * time.Minute}},
+		{"cut to the maximum", Params{Timeout: secs(900)}, cfg, plan{invocation: ManagedForeground, limit: 300 * time.Second, requested: 900 * time.Second, capped: true, autoAfter: 100 * time.Second, leftoverLimit: 30 * time.Minute}},
 		{"auto off by flag", Params{AutoBackground: &no}, cfg, plan{invocation: DirectForeground, limit: 120 * time.Second, leftoverLimit: 30 * time.Minute}},
 		{"auto off by config", Params{}, noAuto, plan{invocation: DirectForeground, limit: 120 * time.Second, leftoverLimit: 30 * time.Minute}},
 		{"keep children needs a supervisor", Params{Timeout: secs(2), KeepChildren: true}, cfg, plan{invocation: ManagedForeground, limit: 2 * time.Second, requested: 2 * time.Second, keepChildren: true, leftoverLimit: 30 * time.Minute}},
 		{"background watchdog", Params{Background: true}, cfg, plan{invocation: ExplicitBackground, limit: 30 * time.Minute, leftoverLimit: 30 * time.Minute}},
 		{"background with a longer timeout", Params{Background: true, Timeout: secs(3600)}, cfg, plan{invocation: ExplicitBackground, limit: time.Hour, requested: time.Hour, leftoverLimit: time.Hour}},
-		{"a timeout past what a Duration holds is cut, not lost", Params{Timeout: secs(1e10)}, cfg, plan{invocation: ManagedForeground, limit: 300 * time.Second, requested: math.MaxInt64, capped: true, autoAfter: 15 * time.Second, leftoverLimit: math.MaxInt64}},
+		{"a timeout past what a Duration holds is cut, not lost", Params{Timeout: secs(1e10)}, cfg, plan{invocation: ManagedForeground, limit: 300 * time.Second, requested: math.MaxInt64, capped: true, autoAfter: 100 * time.Second, leftoverLimit: math.MaxInt64}},
 		{"background with a timeout past what a Duration holds", Params{Background: true, Timeout: secs(1e300)}, cfg, plan{invocation: ExplicitBackground, limit: math.MaxInt64, requested: math.MaxInt64, leftoverLimit: math.MaxInt64}},
 		{"background with a shorter timeout", Params{Background: true, Timeout: secs(60)}, cfg, plan{invocation: ExplicitBackground, limit: time.Minute, requested: time.Minute, leftoverLimit: 30 * time.Minute}},
 	}

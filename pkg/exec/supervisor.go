@@ -19,12 +19,14 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 
 	"github.com/mcode-dev/mcode/pkg/proctree"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 )
 
 // SupervisorArg is the hidden first argument that makes mcode a task
 // supervisor: `mcode __exec-supervisor [TASKDIR]` (the folder, when known
-// at the start, only names the task for ps; the spec carries it). cmd.Main
-// dispatches it before anything else: no command tree, no config.
+// at the start, only names the task for ps; the spec carries it). cmd/
+// starts the process (its hidden commands) before anything else: no
+// command tree, no config; Supervise is its work.
 const SupervisorArg = "__exec-supervisor"
 
 // A supervisor is a detached mcode process that owns one command's process
@@ -65,6 +67,8 @@ type event struct {
 	PID    int     `json:"pid,omitempty"`
 	Error  string  `json:"error,omitempty"`
 	Record *record `json:"record,omitempty"`
+	// Sandbox is what the kernel took of the plan (started).
+	Sandbox *sandbox.Applied `json:"sandbox,omitempty"`
 }
 
 // Supervisor control commands and events.
@@ -99,13 +103,10 @@ func SupervisorStreams() SupervisorIO {
 	return SupervisorIO{Control: os.Stdin, Events: proctree.InheritedFile(3, "events"), Stderr: os.Stderr}
 }
 
-// Supervise is the supervisor process's main: args are what follows
-// SupervisorArg. It returns the process exit status.
-func Supervise(args []string, sio SupervisorIO) int {
-	if len(args) > 1 {
-		fmt.Fprintf(sio.Stderr, "usage: mcode %s [TASKDIR]\n", SupervisorArg)
-		return 2
-	}
+// Supervise is the work of a supervisor process: it reads the spec and
+// the commands from sio.Control, runs the command and reports on
+// sio.Events. It returns the process exit status.
+func Supervise(sio SupervisorIO) int {
 	var sendMu sync.Mutex
 	send := func(ev event) {
 		data, _ := json.Marshal(ev)
@@ -151,7 +152,7 @@ func Supervise(args []string, sio SupervisorIO) int {
 		send(event{Event: evFailed, Error: err.Error()})
 		return 1
 	}
-	send(event{Event: evStarted, PID: j.pid})
+	send(event{Event: evStarted, PID: j.pid, Sandbox: j.sandbox})
 
 	var detached, taken atomic.Bool
 	detached.Store(spec.Detached)
@@ -520,6 +521,7 @@ func (o Options) runSupervised(ctx context.Context, rs *runSetup) (*tool.Respons
 		return nil, startError(rs, err)
 	}
 	rs.result.PID = ev.PID
+	rs.result.Sandbox = rs.sandbox.status(ev.Sandbox)
 	meta := taskMeta{
 		ID: rs.job.ID, Command: rs.job.Command, Cwd: rs.job.Dir, Shell: rs.job.Shell,
 		Invocation: pl.invocation, PID: ev.PID, SupervisorPID: s.pid,

@@ -199,6 +199,7 @@ type TaskOutputResult struct {
 func TaskOutputTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskOutputName, Mode: tool.Parallel, Timeout: TaskOutputTimeout,
+		Positional:  []string{"task_id"},
 		Facts:       tool.Facts{ReadOnly: true, Tasks: true},
 		Description: taskOutputDescription, Schema: taskOutputSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskOutputParams) (*tool.Response, error) {
@@ -379,6 +380,7 @@ type TaskIDParams struct {
 func TaskWaitTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskWaitName, Mode: tool.Parallel, Timeout: DefaultTaskWait,
+		Positional:  []string{"task_id"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true, Tasks: true},
 		Description: taskWaitDescription, Schema: taskWaitSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {
@@ -431,6 +433,7 @@ type TaskStopResult struct {
 func TaskStopTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: TaskStopName, Mode: tool.Sequential, Timeout: TaskToolTimeout,
+		Positional:  []string{"task_id"},
 		Facts:       tool.Facts{Destructive: true, Idempotent: true, Processes: true, Tasks: true},
 		Description: taskStopDescription, Schema: taskStopSchema, Data: templateData(),
 	}, func(ctx context.Context, env *tool.Env, p TaskIDParams) (*tool.Response, error) {

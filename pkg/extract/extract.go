@@ -101,7 +101,9 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel, Timeout: DefaultTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{Destructive: true, Idempotent: true}, // --out may replace a file
+		Paths:       tool.PathParams(tool.PathParam{Field: "path"}, tool.PathParam{Field: "out", Write: true}),
 		Description: description, Schema: schema,
 		Data: map[string]any{
 			"MaxSourceMiB": MaxSourceBytes >> 20,
@@ -380,7 +382,41 @@ func (x *extraction) pdfText() (text string, err error) {
 	}
 	var b strings.Builder
 	var failed []int
-	for p := 1; p <= total; p++ {
+	if x.format == FormatMarkdown {
+		// The structure (headings, lists, tables, running headers) is
+		// judged over all the pages at once.
+		pages := make([]*pdftext.Page, 0, total)
+		for p := 1; p <= total; p++ {
+			if err := x.ctx.Err(); err != nil {
+				return "", err
+			}
+			page, err := doc.PageSpans(p)
+			var ce *pdftext.CorruptError
+			if errors.As(err, &ce) {
+				return "", pdfError(x.display, fmt.Errorf("page %d: %w", p, err))
+			}
+			if err != nil {
+				failed = append(failed, p)
+				page = &pdftext.Page{Number: p}
+			}
+			pages = append(pages, page)
+		}
+		for i, md := range pdftext.Markdown(pages) {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "<!-- page %d -->\n", i+1)
+			if md != "" {
+				b.WriteString("\n" + md)
+			}
+			if b.Len() > MaxOutputBytes {
+				return "", &tool.Error{Code: tool.CodeTooLarge,
+					Message: fmt.Sprintf("the text of %s passed %d MiB at page %d of %d", x.display, MaxOutputBytes>>20, i+1, total),
+					Hint:    "read it in pages with mcode read --pages instead"}
+			}
+		}
+	}
+	for p := 1; p <= total && x.format != FormatMarkdown; p++ {
 		if err := x.ctx.Err(); err != nil {
 			return "", err
 		}
@@ -393,21 +429,11 @@ func (x *extraction) pdfText() (text string, err error) {
 			failed = append(failed, p)
 		}
 		t = strings.TrimSpace(t)
-		if x.format == FormatMarkdown {
-			if b.Len() > 0 {
-				b.WriteString("\n")
-			}
-			fmt.Fprintf(&b, "## Page %d\n\n", p)
-			if t != "" {
-				b.WriteString(t + "\n")
-			}
-		} else {
-			if p > 1 {
-				b.WriteString("\f")
-			}
-			if t != "" {
-				b.WriteString(t + "\n")
-			}
+		if p > 1 {
+			b.WriteString("\f")
+		}
+		if t != "" {
+			b.WriteString(t + "\n")
 		}
 		if b.Len() > MaxOutputBytes {
 			return "", &tool.Error{Code: tool.CodeTooLarge,

@@ -22,6 +22,8 @@ type client struct {
 	http *http.Client
 	tr   *http.Transport
 	ua   string
+	// places are sandbox.network's allowed places; nil allows every one.
+	places []string
 }
 
 func (c *call) client() *client {
@@ -38,7 +40,7 @@ func (c *call) client() *client {
 		tr.TLSClientConfig = &tls.Config{RootCAs: c.opts.RootCAs}
 	}
 	return &client{
-		tr: tr, ua: c.opts.UserAgent,
+		tr: tr, ua: c.opts.UserAgent, places: networkPlaces(c.env.Config),
 		// Redirects are followed here, one hop at a time (get).
 		http: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 	}
@@ -65,6 +67,11 @@ func (cl *client) get(ctx context.Context, u *url.URL, cached *cacheEntry) (*htt
 	seen := []string{redact(u)}
 	cur := u
 	for {
+		if cl.places != nil && !placeAllowed(cl.places, cur.Hostname(), portOf(cur)) {
+			return nil, hops, &tool.Error{Code: tool.CodeDenied,
+				Message: fmt.Sprintf("%s is not among the places sandbox.network allows (%s)", redact(cur), strings.Join(cl.places, ", ")),
+				Hint:    "a person can add host:port to sandbox.network in the user config; until then, work from what is on disk"}
+		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cur.String(), nil)
 		if err != nil {
 			return nil, hops, err

@@ -216,6 +216,7 @@ func Tool(o Options) *tool.Tool {
 		Timeout:     MaxTimeout + time.Minute,
 		Facts:       tool.Facts{ReadOnly: true, OpenWorld: true},
 		Aliases:     map[string]tool.Alias{"uri": {Param: "url"}},
+		Positional:  []string{"url"},
 		URLParam:    "url",
 		Description: description, Schema: schema,
 		Data: map[string]any{
@@ -235,11 +236,45 @@ func Tool(o Options) *tool.Tool {
 	}, o.run)
 }
 
-// networkOff is the seam for the sandbox's network setting (issue 23,
-// sandbox.network: on, off or an allow list): when it says off, fetch
-// makes no request. Until config.Sandbox exists nothing turns it off.
+// networkOff says whether the person turned the sandbox's network off
+// (sandbox.network: off): fetch then makes no request, as a command in the
+// sandbox could not.
 func networkOff(cfg *config.Config) bool {
-	_ = cfg
+	n := sandboxNetwork(cfg)
+	return len(n) == 1 && strings.TrimSpace(n[0]) == config.SandboxNetworkOff
+}
+
+// networkPlaces are the places sandbox.network allows (host:port, :port,
+// port), or nil when the network is on or off.
+func networkPlaces(cfg *config.Config) []string {
+	n := sandboxNetwork(cfg)
+	if len(n) == 1 && (strings.TrimSpace(n[0]) == config.SandboxNetworkOn || strings.TrimSpace(n[0]) == config.SandboxNetworkOff) {
+		return nil
+	}
+	return n
+}
+
+func sandboxNetwork(cfg *config.Config) []string {
+	if cfg == nil {
+		return nil
+	}
+	return cfg.Sandbox.Network
+}
+
+// placeAllowed says whether a request to host and port goes to one of
+// the places: host:port names both, :port or a bare port any host.
+func placeAllowed(places []string, host, port string) bool {
+	for _, p := range places {
+		p = strings.TrimSpace(p)
+		h, pp := "", p
+		if i := strings.LastIndexByte(p, ':'); i >= 0 {
+			h, pp = p[:i], p[i+1:]
+		}
+		h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+		if pp == port && (h == "" || strings.EqualFold(h, host)) {
+			return true
+		}
+	}
 	return false
 }
 

@@ -418,3 +418,39 @@ func TestOtherNameAndAlias(t *testing.T) {
 	f := newFetcher(t, "127.0.0.1")
 	f.ok(map[string]any{"uri": s.URL + "/api"})
 }
+
+// TestSandboxNetwork: fetch follows the person's sandbox.network as a
+// sandboxed command would. With the network on it reaches the sentinel
+// site; with it off it makes no request; with a list of places, only
+// those, directly or by a redirect.
+func TestSandboxNetwork(t *testing.T) {
+	s := newSite(t)
+	sentinel := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	if _, res := f.ok(map[string]any{"url": sentinel.URL + "/echo", "no_cache": true}); res.Status != 200 {
+		t.Fatalf("network on: status %d", res.Status)
+	}
+	if sentinel.Hits("/echo") != 1 {
+		t.Fatalf("network on: the sentinel was hit %d times", sentinel.Hits("/echo"))
+	}
+
+	f.env.Config.Sandbox.Network = []string{"off"}
+	env := f.fails(tool.CodeDenied, map[string]any{"url": sentinel.URL + "/echo", "no_cache": true})
+	if !strings.Contains(env.Error.Message, "sandbox.network: off") {
+		t.Errorf("off: %s", env.Error.Message)
+	}
+
+	f.env.Config.Sandbox.Network = []string{"127.0.0.1:" + s.port}
+	f.ok(map[string]any{"url": s.URL + "/chain/0", "no_cache": true})
+	env = f.fails(tool.CodeDenied, map[string]any{"url": sentinel.URL + "/echo", "no_cache": true})
+	if !strings.Contains(env.Error.Message, "not among the places sandbox.network allows") {
+		t.Errorf("list: %s", env.Error.Message)
+	}
+	f.fails(tool.CodeDenied, map[string]any{"url": s.URL + "/redirect?to=" + sentinel.URL + "/echo", "no_cache": true})
+
+	f.env.Config.Sandbox.Network = []string{":" + sentinel.port}
+	f.ok(map[string]any{"url": sentinel.URL + "/echo", "no_cache": true})
+	if n := sentinel.Hits("/echo"); n != 2 {
+		t.Errorf("the sentinel was hit %d times, want 2 (network on, then its port allowed)", n)
+	}
+}

@@ -88,7 +88,9 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel, Timeout: Timeout,
+		Positional:  []string{"paths"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
+		Paths:       tool.PathParams(tool.PathParam{Field: "paths"}),
 		Description: description, Schema: schema,
 		Data: map[string]any{"MaxPaths": MaxPaths, "HeadKiB": HeadBytes >> 10},
 	}, Run)

@@ -126,7 +126,7 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 		rec, err := a.Store.Redeem(c.Approval, digest)
 		if err == nil {
 			return dispatch.Decision{Verdict: dispatch.Allow, Source: SourceApproval, Rule: d.Rule, ApprovalID: rec.ID,
-				Reason: "approved by a person: " + d.Reason}, nil
+				Reason: "approved by a person: " + d.Reason, Approved: true}, nil
 		}
 		var ae *approval.Error
 		if !errors.As(err, &ae) {
@@ -148,7 +148,7 @@ func (a *Approver) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decis
 	if yes, asked, err := a.ask(ctx, q); asked {
 		if yes {
 			return dispatch.Decision{Verdict: dispatch.Allow, Source: SourcePerson, Rule: d.Rule,
-				Reason: "a person allowed it when asked: " + d.Reason}, nil
+				Reason: "a person allowed it when asked: " + d.Reason, Approved: true}, nil
 		}
 		return dispatch.Decision{Verdict: dispatch.Deny, Source: SourcePerson, Rule: d.Rule,
 			Reason: saidNo(err) + d.Reason,

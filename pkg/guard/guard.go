@@ -34,6 +34,9 @@ const (
 	SourcePerson      = "person"
 	SourceApproval    = "approval" // --approval ID
 	SourceDisabled    = "disabled"
+	// SourceSandbox: the call asks for a looser sandbox than the policy,
+	// or for a command to run where the sandbox cannot be enforced.
+	SourceSandbox = "sandbox"
 )
 
 // rank orders verdicts: the strictest wins.
@@ -153,8 +156,9 @@ func orStar(s string) string {
 	return s
 }
 
-// matchesTool: a rule's tool is a name, "*" or a glob (mcp__docs__*),
-// matched against each of the tool's names (web_fetch is also fetch).
+// matchesTool: a rule's tool is a name, "*" or a glob, matched against
+// each of the tool's names (web_fetch is also fetch). MCP tools are
+// SERVER__TOOL, so docs__* is one server's, *__search a tool of any.
 func (r rule) matchesTool(names toolNames) bool {
 	if r.tool == "" || r.tool == "*" {
 		return true
@@ -221,7 +225,9 @@ func (g *Guard) Decide(ctx context.Context, c *dispatch.Call) (dispatch.Decision
 // Judge decides a call and says why.
 func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 	if !g.cfg.Enabled {
-		return &Judgement{Decision: dispatch.Decision{Verdict: dispatch.Allow, Source: SourceDisabled, Reason: "guard.enabled is false"}}
+		j := &Judgement{Decision: dispatch.Decision{Verdict: dispatch.Allow, Source: SourceDisabled, Reason: "guard.enabled is false"}}
+		sandboxPolicy(j, c) // the sandbox is not the guard's to switch off
+		return j
 	}
 	name, names := c.Tool, toolNames{c.Tool}
 	if c.Def != nil {
@@ -243,8 +249,29 @@ func (g *Guard) Judge(c *dispatch.Call) *Judgement {
 	if a := in.shell; a != nil {
 		g.shellPolicy(j, names, a)
 	}
+	sandboxPolicy(j, c)
 	g.grant(j, names, in, c)
 	return j
+}
+
+// sandboxPolicy holds for a person a call that asks for more than the
+// sandbox gives: a looser mode than sandbox.mode, or a run where the
+// kernel cannot enforce it. The reasons add up: a person approving the
+// call sees each. No grant covers it: guard.grants match the parts of a
+// call, and this is none of them.
+func sandboxPolicy(j *Judgement, c *dispatch.Call) {
+	if c.Def == nil {
+		return
+	}
+	why := c.Def.Escalation(c.Env, c.Args)
+	if why == "" {
+		return
+	}
+	if j.Verdict == dispatch.RequireApproval && j.Reason != "" {
+		j.Reason += "; and " + why
+		return
+	}
+	raise(j, dispatch.RequireApproval, SourceSandbox, "built-in: the sandbox", why)
 }
 
 // unit decides one text by the first rule that matches, else the
@@ -376,7 +403,7 @@ func (g *Guard) grant(j *Judgement, names toolNames, in inputs, c *dispatch.Call
 		return
 	}
 	j.Decision = dispatch.Decision{Verdict: dispatch.Allow, Source: SourceGrant, Rule: used,
-		Reason: "approved in advance (" + j.Reason + ")"}
+		Reason: "approved in advance (" + j.Reason + ")", Approved: true}
 }
 
 // inputs are what a call is judged on.

@@ -25,6 +25,25 @@ func denyRM() config.Guard {
 	return g
 }
 
+// denyRMCurlTouch denies rm, curl and touch, as issue 29's attacks did.
+func denyRMCurlTouch() config.Guard {
+	g := config.Defaults().Guard
+	g.Rules = []config.GuardRule{{Tool: "bash", ArgPattern: `^(rm|curl|touch)(\s|$)`, Action: "deny"}}
+	return g
+}
+
+// denied are the programs denyRMCurlTouch denies.
+var denied = map[string]bool{"rm": true, "curl": true, "touch": true}
+
+// casePeers names the Debian package of the programs corpus cases need
+// (others are packages of their own name); asRoot are those that ask a
+// password unless run as root.
+var (
+	casePeers = map[string]string{"su": "util-linux", "runuser": "util-linux", "setpriv": "util-linux", "prlimit": "util-linux",
+		"setarch": "util-linux", "linux64": "util-linux", "flock": "util-linux", "sg": "login", "newgrp": "login", "script": "bsdutils"}
+	asRoot = map[string]bool{"sudo": true, "su": true, "runuser": true, "sg": true, "newgrp": true}
+)
+
 func bashCall(t testing.TB, root, command string) *dispatch.Call {
 	args, _ := json.Marshal(map[string]string{"command": command})
 	cfg := config.Defaults()
@@ -41,15 +60,16 @@ func mustGuard(t testing.TB, cfg config.Guard) *Guard {
 	return g
 }
 
-// TestBypassCorpus: every case really deletes the sentinel in plain bash,
-// and the guard with a deny rule on rm never lets it through.
+// TestBypassCorpus: every case really deletes the sentinel or creates S
+// in plain bash, and the guard with deny rules on rm, curl and touch
+// never lets it through.
 func TestBypassCorpus(t *testing.T) {
 	ar, err := txtar.ParseFile("testdata/bypass.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bash := peer.Require(t, "bash", "bash")
-	g := mustGuard(t, denyRM())
+	g := mustGuard(t, denyRMCurlTouch())
 	for _, f := range ar.Files {
 		script := strings.TrimSuffix(string(f.Data), "\n")
 		expect, name, _ := strings.Cut(f.Name, "/")
@@ -57,16 +77,16 @@ func TestBypassCorpus(t *testing.T) {
 			if first, _, _ := strings.Cut(script, "\n"); strings.HasPrefix(first, "# needs: ") {
 				prog := strings.TrimPrefix(first, "# needs: ")
 				pkg := prog
-				if prog == "su" {
-					pkg = "util-linux"
+				if p, ok := casePeers[prog]; ok {
+					pkg = p
 				}
 				peer.Require(t, prog, pkg)
-				if (prog == "sudo" || prog == "su") && os.Geteuid() != 0 {
+				if asRoot[prog] && os.Geteuid() != 0 {
 					t.Skipf("%s asks a password when not run as root", prog)
 				}
 			}
 			dir := t.TempDir()
-			sentinel := filepath.Join(dir, "sentinel")
+			sentinel, created := filepath.Join(dir, "sentinel"), filepath.Join(dir, "S")
 			if err := os.WriteFile(sentinel, []byte("x"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -75,8 +95,10 @@ func TestBypassCorpus(t *testing.T) {
 			cmd := exec.CommandContext(ctx, bash, "-c", script)
 			cmd.Dir = dir
 			out, _ := cmd.CombinedOutput()
-			if _, err := os.Stat(sentinel); err == nil {
-				t.Fatalf("%s: plain bash left the sentinel: the case proves nothing (output %q)", name, out)
+			_, kept := os.Stat(sentinel)
+			_, notCreated := os.Stat(created)
+			if kept == nil && notCreated != nil {
+				t.Fatalf("%s: plain bash left the sentinel and created no S: the case proves nothing (output %q)", name, out)
 			}
 			j := g.Judge(bashCall(t, dir, script))
 			switch expect {
@@ -100,9 +122,9 @@ func show(j *Judgement) string {
 	return string(b)
 }
 
-// FuzzJudge: with a deny rule, a command the guard cannot judge (it does
+// FuzzJudge: with deny rules, a command the guard cannot judge (it does
 // not parse, or its names or scripts are only known at run time) is never
-// allowed, and one that runs rm is denied.
+// allowed, and one that runs rm, curl or touch is denied.
 func FuzzJudge(f *testing.F) {
 	ar, err := txtar.ParseFile("testdata/bypass.txtar")
 	if err != nil {
@@ -111,7 +133,7 @@ func FuzzJudge(f *testing.F) {
 	for _, file := range ar.Files {
 		f.Add(string(file.Data))
 	}
-	g := mustGuard(f, denyRM())
+	g := mustGuard(f, denyRMCurlTouch())
 	f.Fuzz(func(t *testing.T, src string) {
 		j := g.Judge(bashCall(t, "/work", src))
 		a := j.Shell
@@ -119,9 +141,25 @@ func FuzzJudge(f *testing.F) {
 			t.Fatalf("%q: allowed, though %s%v", src, a.ParseError, a.Unjudgeable)
 		}
 		for _, c := range a.Commands {
-			if !c.Dynamic && c.Name() == "rm" && j.Verdict != dispatch.Deny {
-				t.Fatalf("%q runs rm (%s) but is %s", src, c.Text, j.Verdict)
+			if !c.Dynamic && denied[c.Name()] && j.Verdict != dispatch.Deny {
+				t.Fatalf("%q runs %s (%s) but is %s", src, c.Name(), c.Text, j.Verdict)
 			}
 		}
 	})
+}
+
+// TestEverydayCommandsAreAllowed: deny rules on rm, curl and touch raise
+// nothing else; the parser's checks hold no everyday command.
+func TestEverydayCommandsAreAllowed(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/everyday.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGuard(t, denyRMCurlTouch())
+	for _, f := range ar.Files {
+		script := strings.TrimSuffix(string(f.Data), "\n")
+		if j := g.Judge(bashCall(t, t.TempDir(), script)); j.Verdict != dispatch.Allow {
+			t.Errorf("%s: %q is %s (%s: %s)", f.Name, script, j.Verdict, j.Source, j.Reason)
+		}
+	}
 }

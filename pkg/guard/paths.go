@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/sensitive"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -65,6 +67,10 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p tool.PathUse, c *dispatc
 			return
 		}
 	}
+	// The sandbox's policy decides for mcode's own tools as for a shell
+	// command: the same writable set, protected paths and secrets, in the
+	// same words.
+	pol := policyFor(c.Env)
 	if sensitive.MatchPath(filepath.ToSlash(abs), isDir) || sensitive.MatchPath(filepath.ToSlash(real), isDir) ||
 		procEnviron(real) || procEnviron(abs) {
 		how := "reading"
@@ -73,14 +79,37 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p tool.PathUse, c *dispatc
 		}
 		raise(j, dispatch.Verdict(g.cfg.Paths.Sensitive), SourcePath, "guard.paths.sensitive: "+g.cfg.Paths.Sensitive,
 			fmt.Sprintf("%s %s, a file that holds secrets (%s)", how, p.Path, real))
+	} else if ok, why := pol.CanRead(real); !ok {
+		raise(j, dispatch.Verdict(g.cfg.Paths.Sensitive), SourcePath, "guard.paths.sensitive: "+g.cfg.Paths.Sensitive, why)
 	}
 	if p.Write {
-		root := Resolve(c.Env.Root, false)
-		if !within(real, root) {
+		// guard.paths.outsideRoot is the action for a write outside the
+		// sandbox's writable set (the workspace, /tmp, the caches, …) or
+		// to a path it keeps read-only: so a write to /tmp is allowed to
+		// mcode write as to a command, and .git/hooks held for both.
+		check := pol.CanWrite
+		if p.Delete {
+			check = pol.CanRemove
+		}
+		if ok, why := check(real); !ok {
 			raise(j, dispatch.Verdict(g.cfg.Paths.OutsideRoot), SourcePath, "guard.paths.outsideRoot: "+g.cfg.Paths.OutsideRoot,
-				fmt.Sprintf("%s of %s is outside the workspace root %s", name, real, root))
+				name+": "+why)
 		}
 	}
+}
+
+// policies remembers the sandbox's policy of each environment: a process
+// has one, and a call of rm or a batch names many paths.
+var policies sync.Map // *tool.Env → *sandbox.Policy
+
+// policyFor is the sandbox's policy for a call's environment.
+func policyFor(env *tool.Env) *sandbox.Policy {
+	if p, ok := policies.Load(env); ok {
+		return p.(*sandbox.Policy)
+	}
+	p := sandbox.New(sandbox.InputsFor(env, nil))
+	policies.Store(env, p)
+	return p
 }
 
 // within says whether p is dir or below it.

@@ -126,9 +126,23 @@ func TestGrantsApproveInAdvanceButNeverOverADeny(t *testing.T) {
 	}
 }
 
+// unwritableDir is a fresh folder outside the sandbox's writable set:
+// under /var/tmp, which no policy makes writable unless the environment
+// names a place in it (t.TempDir is under /tmp, which is writable).
+func unwritableDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "mcode-guard-")
+	if err != nil {
+		t.Skipf("no /var/tmp for a folder outside the writable set: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 func TestPathPolicy(t *testing.T) {
-	root := t.TempDir()
-	outside := t.TempDir()
+	t.Setenv("TMPDIR", "")
+	root := unwritableDir(t)
+	outside := unwritableDir(t)
 	home := filepath.Join(root, "home")
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(outside, "target.txt"), []byte("x"), 0o644)
@@ -169,6 +183,12 @@ func TestPathPolicy(t *testing.T) {
 		{"render", map[string]any{"format": "pdf", "source": "~/.ssh/id_ed25519", "out": "key.pdf"}, dispatch.RequireApproval},
 		{"render", map[string]any{"format": "docx", "markdown": "# x", "out": filepath.Join(outside, "x.docx")}, dispatch.RequireApproval},
 		{"render", map[string]any{"format": "docx", "markdown": "# x", "out": "data/audit.jsonl"}, dispatch.Deny},
+		// The sandbox's writable set and protected paths decide, for the
+		// tools as for bash: /tmp is writable, .git/hooks is not.
+		{"write", map[string]any{"file_path": filepath.Join(t.TempDir(), "x"), "content": ""}, dispatch.Allow},
+		{"write", map[string]any{"file_path": ".git/hooks/pre-commit", "content": ""}, dispatch.RequireApproval},
+		{"write", map[string]any{"file_path": ".mcode.yaml", "content": ""}, dispatch.RequireApproval},
+		{"edit", map[string]any{"file_path": ".git/config", "old_string": "a", "new_string": "b"}, dispatch.RequireApproval},
 	} {
 		j := g.Judge(call(root, tc.name, tc.args))
 		if j.Verdict != tc.want {
@@ -282,6 +302,26 @@ func TestUntrustedLayersOnlyTighten(t *testing.T) {
 		}
 		if cmd == "git push" && !strings.Contains(j.Rule, "workspace file /w/.mcode.yaml") {
 			t.Errorf("the decision does not name the layer: %q", j.Rule)
+		}
+	}
+}
+
+// A rule's tool glob matches the names mcode gives MCP tools
+// (SERVER__TOOL), as docs/guard.md's example says.
+func TestToolGlobsMatchMCPNames(t *testing.T) {
+	for _, tc := range []struct {
+		glob, name string
+		want       bool
+	}{
+		{"docs__*", "docs__search", true},
+		{"*__search", "docs__search", true},
+		{"*__search", "web__search", true},
+		{"docs__*", "docsx__search", false},
+		{"*__search", "docs__search_all", false},
+		{"mcp__*", "docs__search", false},
+	} {
+		if got := (rule{tool: tc.glob}).matchesTool(toolNames{tc.name}); got != tc.want {
+			t.Errorf("%s vs %s: %v, want %v", tc.glob, tc.name, got, tc.want)
 		}
 	}
 }

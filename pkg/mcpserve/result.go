@@ -20,6 +20,9 @@ func Result(env *tool.Envelope) *mcp.CallToolResult {
 	if env.Result != nil {
 		r.StructuredContent = env.Result
 	}
+	if env.Notices != "" {
+		r.Meta = mcp.Meta{tool.NoticesMetaKey: env.Notices}
+	}
 	text := Text(env)
 	if text == "" && env.Result != nil {
 		// A client that ignores structuredContent still gets the result.

@@ -93,7 +93,8 @@ func New(ctx context.Context, caller Caller, opts Options) (*Server, error) {
 			Name:        def.Name,
 			Description: def.Description,
 			InputSchema: def.InputSchema,
-			Annotations: Annotations(t),
+			Annotations: annotations(t),
+			Meta:        Meta(t),
 		}, s.handler(def.Name))
 	}
 	return s, nil
@@ -114,14 +115,24 @@ func servable(schema json.RawMessage) error {
 	return nil
 }
 
-// Annotations are the MCP hints of a tool, from its declared facts (the
-// same as tools list --format mcp shows).
-func Annotations(t *tool.Tool) *mcp.ToolAnnotations {
-	f := t.Facts
+// annotations are the go-sdk's form of a tool's MCP hints
+// (tool.Facts.MCPAnnotations).
+func annotations(t *tool.Tool) *mcp.ToolAnnotations {
+	a := t.Facts.MCPAnnotations()
 	return &mcp.ToolAnnotations{
-		ReadOnlyHint: f.ReadOnly, DestructiveHint: &f.Destructive,
-		IdempotentHint: f.Idempotent, OpenWorldHint: &f.OpenWorld,
+		ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: &a.DestructiveHint,
+		IdempotentHint: a.IdempotentHint, OpenWorldHint: &a.OpenWorldHint,
 	}
+}
+
+// Meta is a tool's _meta: the other names it takes for its parameters
+// (tool.AliasesMetaKey), so that a client that checks arguments against
+// the input schema first (mcode's connector) applies them as mcode does.
+func Meta(t *tool.Tool) mcp.Meta {
+	if len(t.Aliases()) == 0 {
+		return nil
+	}
+	return mcp.Meta{tool.AliasesMetaKey: t.Aliases()}
 }
 
 // handler runs one tools/call: it waits for the call's turn, then calls

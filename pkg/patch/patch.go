@@ -88,6 +88,9 @@ var limits = map[string]any{
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential, Timeout: Timeout,
+		// guard check apply_patch TEXT judges the patch TEXT (mcode
+		// patch's own positional is a file holding it).
+		Positional:  []string{"input"},
 		Facts:       tool.Facts{Destructive: true},
 		Aliases:     map[string]tool.Alias{"patch": {Param: "input"}},
 		Paths:       paths,

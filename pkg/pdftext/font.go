@@ -113,8 +113,10 @@ type cmapRange struct {
 	array  []string // or one destination per code
 }
 
-func (m *cmap) decode(raw string) []rune {
-	var out []rune
+func (m *cmap) decode(raw string) []rune { return m.decodeTo(nil, raw) }
+
+// decodeTo appends the text of raw's codes to out.
+func (m *cmap) decodeTo(out []rune, raw string) []rune {
 	for len(raw) > 0 {
 		n := m.codeLen(raw)
 		code := raw[:n]
@@ -127,20 +129,38 @@ func (m *cmap) decode(raw string) []rune {
 			if len(rg.lo) != n || code < rg.lo || code > rg.hi {
 				continue
 			}
-			off := int(code[n-1]) - int(rg.lo[n-1])
+			// The offset counts over every byte of the code: the spec keeps
+			// a range within its last byte, but writers (fpdf's
+			// <0000> <FFFF> <0000>) span whole code spaces, and the
+			// destination then counts up the same way.
+			off := bigEndian(code) - bigEndian(rg.lo)
 			if rg.array != nil {
 				if off < len(rg.array) {
 					out = append(out, utf16Runes(rg.array[off])...)
 				}
 			} else if rg.dst != "" {
 				b := []byte(rg.dst)
-				b[len(b)-1] += byte(off)
+				carry := off
+				for i := len(b) - 1; i >= 0 && carry > 0; i-- {
+					sum := int(b[i]) + carry
+					b[i] = byte(sum)
+					carry = sum >> 8
+				}
 				out = append(out, utf16Runes(string(b))...)
 			}
 			break
 		}
 	}
 	return out
+}
+
+// bigEndian reads a code of up to 4 bytes as a number.
+func bigEndian(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n<<8 | int(s[i])
+	}
+	return n
 }
 
 // codeLen is the length of the code at the start of raw: the code space
@@ -226,4 +246,143 @@ func readCMap(v, scratch pdf.Value) (m *cmap) {
 		return nil
 	}
 	return m
+}
+
+// glyph is one character code of a string shown: how many characters
+// of the string's text it gives, its advance width in thousandths of the
+// font size, and whether it is the single-byte space that word spacing
+// (Tw) widens.
+type glyph struct {
+	runes int
+	width float64
+	space bool
+}
+
+// fontMetrics are what laying text out needs of a font: the widths of
+// its codes, and whether it is bold or italic.
+type fontMetrics struct {
+	// widths by code; dw for the codes it does not list.
+	first  int
+	widths []float64
+	cid    map[int]float64
+	dw     float64
+	bold   bool
+	italic bool
+	// codeBytes is the length of a code when no CMap says otherwise: 1
+	// for simple fonts, 2 for composite (Type0) ones.
+	codeBytes int
+}
+
+// ForceBold is bit 19 of a font descriptor's /Flags; Italic is bit 7.
+const (
+	flagItalic    = 1 << 6
+	flagForceBold = 1 << 18
+)
+
+func newFontMetrics(font pdf.Value) *fontMetrics {
+	m := &fontMetrics{dw: 500, codeBytes: 1}
+	desc := font.Key("FontDescriptor")
+	if font.Key("Subtype").Name() == "Type0" {
+		m.codeBytes = 2
+		m.dw = 1000
+		cidFont := font.Key("DescendantFonts").Index(0)
+		desc = cidFont.Key("FontDescriptor")
+		if dw := cidFont.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
+			m.dw = dw.Float64()
+		}
+		m.cid = cidWidths(cidFont.Key("W"))
+	} else {
+		m.first = int(font.Key("FirstChar").Int64())
+		ws := font.Key("Widths")
+		for i := 0; i < ws.Len() && i < 65536; i++ {
+			m.widths = append(m.widths, ws.Index(i).Float64())
+		}
+		if mw := desc.Key("MissingWidth"); mw.Kind() == pdf.Integer || mw.Kind() == pdf.Real {
+			m.dw = mw.Float64()
+		}
+	}
+	name := strings.ToLower(font.Key("BaseFont").Name())
+	if _, after, ok := strings.Cut(name, "+"); ok {
+		name = after
+	}
+	flags := desc.Key("Flags").Int64()
+	m.bold = flags&flagForceBold != 0 || desc.Key("FontWeight").Float64() >= 600 ||
+		strings.Contains(name, "bold") || strings.Contains(name, "black") || strings.Contains(name, "heavy") || strings.Contains(name, "demi")
+	m.italic = flags&flagItalic != 0 || desc.Key("ItalicAngle").Float64() != 0 ||
+		strings.Contains(name, "italic") || strings.Contains(name, "oblique")
+	return m
+}
+
+// cidWidths reads a CID font's /W array: c [w1 w2 …] or c1 c2 w runs.
+func cidWidths(w pdf.Value) map[int]float64 {
+	out := map[int]float64{}
+	for i := 0; i < w.Len() && len(out) < 1<<16; {
+		c := int(w.Index(i).Int64())
+		if next := w.Index(i + 1); next.Kind() == pdf.Array {
+			for j := 0; j < next.Len() && len(out) < 1<<16; j++ {
+				out[c+j] = next.Index(j).Float64()
+			}
+			i += 2
+			continue
+		}
+		last := int(w.Index(i + 1).Int64())
+		width := w.Index(i + 2).Float64()
+		for c2 := c; c2 <= last && c2-c < 1<<16 && len(out) < 1<<16; c2++ {
+			out[c2] = width
+		}
+		i += 3
+	}
+	return out
+}
+
+func (m *fontMetrics) width(code int) float64 {
+	if m.cid != nil {
+		if w, ok := m.cid[code]; ok {
+			return w
+		}
+		return m.dw
+	}
+	if i := code - m.first; i >= 0 && i < len(m.widths) && m.widths[i] > 0 {
+		return m.widths[i]
+	}
+	return m.dw
+}
+
+// glyphs splits a shown string into its codes, appended to out, and
+// their text, appended to text.
+func (f *fontDecoder) glyphs(out []glyph, text []rune, raw string, m *fontMetrics) ([]glyph, []rune) {
+	n := 1
+	if m != nil {
+		n = m.codeBytes
+	}
+	for len(raw) > 0 {
+		l := n
+		if f != nil && f.cmap != nil {
+			l = f.cmap.codeLen(raw)
+		}
+		l = min(l, len(raw))
+		code := raw[:l]
+		raw = raw[l:]
+		g := glyph{space: l == 1 && code[0] == ' '}
+		if m != nil {
+			g.width = m.width(bigEndian(code))
+		} else {
+			g.width = 500
+		}
+		before := len(text)
+		switch {
+		case f == nil:
+			text = append(text, []rune(strings.ToValidUTF8(code, ""))...)
+		case f.cmap != nil:
+			text = f.cmap.decodeTo(text, code)
+		case f.utf16:
+			text = append(text, utf16Runes(code)...)
+		case f.opaque:
+		default:
+			text = append(text, f.simple[code[0]])
+		}
+		g.runes = len(text) - before
+		out = append(out, g)
+	}
+	return out, text
 }

@@ -75,7 +75,7 @@ type Doc struct {
 	// fonts are the decoders of the fonts met so far, by the resources
 	// object that names them and the name: pages share their fonts, and
 	// looking one up again re-reads and re-parses its objects.
-	fonts map[fontRef]*fontDecoder
+	fonts map[fontRef]fontInfo
 	// Encrypted: the file was encrypted with an empty user password and
 	// has been decrypted.
 	Encrypted bool
@@ -87,7 +87,7 @@ type fontRef struct {
 }
 
 type leaf struct {
-	v, resources pdf.Value
+	v, resources, mediaBox pdf.Value
 }
 
 // Open parses the PDF in f (size bytes) and walks its page tree.
@@ -166,13 +166,16 @@ func (d *Doc) walkPages() error {
 		return corrupt("malformed PDF: the catalog has no page tree (/Pages)")
 	}
 	seen := map[objKey]bool{}
-	var walk func(node, resources pdf.Value, depth int) error
-	walk = func(node, resources pdf.Value, depth int) error {
+	var walk func(node, resources, mediaBox pdf.Value, depth int) error
+	walk = func(node, resources, mediaBox pdf.Value, depth int) error {
 		if depth > MaxTreeDepth {
 			return corrupt("malformed PDF: the page tree is nested deeper than %d levels", MaxTreeDepth)
 		}
 		if r := node.Key("Resources"); r.Kind() == pdf.Dict {
 			resources = r
+		}
+		if b := node.Key("MediaBox"); b.Kind() == pdf.Array {
+			mediaBox = b
 		}
 		kids := node.Key("Kids")
 		isTree := node.Key("Type").Name() == "Pages" || kids.Kind() == pdf.Array
@@ -189,18 +192,18 @@ func (d *Doc) walkPages() error {
 			if len(d.pages) >= MaxPages {
 				return corrupt("malformed PDF: more than %d pages", MaxPages)
 			}
-			d.pages = append(d.pages, leaf{node, resources})
+			d.pages = append(d.pages, leaf{node, resources, mediaBox})
 			return nil
 		}
 		for i := 0; i < kids.Len(); i++ {
 			kid := kids.Index(i)
-			if err := walk(kid, resources, depth+1); err != nil {
+			if err := walk(kid, resources, mediaBox, depth+1); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return walk(root, pdf.Value{}, 0)
+	return walk(root, pdf.Value{}, pdf.Value{}, 0)
 }
 
 // pdf20Compat presents a PDF 2.0 header as 1.7 (same length, so no

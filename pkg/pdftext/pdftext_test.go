@@ -219,6 +219,8 @@ func FuzzOpen(f *testing.F) {
 	f.Add(buildPDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>",
 		"<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>", stream("BT (x) Tj ET")))
 	f.Add([]byte("%PDF-1.4\n%%EOF\n"))
+	f.Add(synthetic([]run{{"F2", 20, 72, 760, "Title"}, body(90, 700, "\x95"), body(108, 700, "item"),
+		body(72, 650, "a"), body(300, 650, "b"), body(72, 630, "c"), body(300, 630, "d"), {"F1", 9, 290, 30, "1"}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The library may still loop on some input (an object stream
 		// that /Extends itself): callers run it under a time limit, and
@@ -230,9 +232,14 @@ func FuzzOpen(f *testing.F) {
 			if err != nil {
 				return
 			}
+			var pages []*Page
 			for p := 1; p <= min(doc.NumPages(), 5); p++ {
 				doc.PageText(p)
+				if page, err := doc.PageSpans(p); err == nil {
+					pages = append(pages, page)
+				}
 			}
+			Markdown(pages)
 		}()
 		select {
 		case <-done:

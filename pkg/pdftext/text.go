@@ -32,24 +32,198 @@ func (d *Doc) PageText(n int) (text string, err error) {
 	if contents.Kind() == pdf.Null {
 		return "", nil
 	}
-	if d.fonts == nil {
-		d.fonts = map[fontRef]*fontDecoder{}
-	}
-	e := &extractor{doc: d, fonts: map[string]*fontDecoder{}, forms: map[objKey]bool{}}
+	e := d.newExtractor(false)
 	e.run(contents, pg.resources, 0)
 	return e.b.String(), nil
+}
+
+// Span is a run of text drawn in one font, one string of a content
+// stream: where it starts and ends on its baseline (points from the
+// page's lower left corner), its size as drawn, and its style.
+type Span struct {
+	Text         string
+	X, Y, End    float64
+	Size         float64
+	Bold, Italic bool
+}
+
+// Page is a page's text as drawn: its size and its spans in drawing
+// order.
+type Page struct {
+	Number        int
+	Width, Height float64
+	Spans         []Span
+}
+
+// PageSpans lays out page n's text (1-based): every string it draws,
+// placed by the text and graphics matrices with the fonts' widths.
+func (d *Doc) PageSpans(n int) (page *Page, err error) {
+	if n < 1 || n > len(d.pages) {
+		return nil, fmt.Errorf("page %d out of range 1-%d", n, len(d.pages))
+	}
+	defer func() {
+		if x := recover(); x != nil {
+			if ce, ok := x.(*CorruptError); ok {
+				err = ce
+				return
+			}
+			err = fmt.Errorf("%v", x)
+		}
+	}()
+	pg := d.pages[n-1]
+	page = &Page{Number: n, Width: 612, Height: 792} // US Letter when the page does not say
+	if box := pg.mediaBox; box.Len() == 4 {
+		page.Width = math.Abs(box.Index(2).Float64() - box.Index(0).Float64())
+		page.Height = math.Abs(box.Index(3).Float64() - box.Index(1).Float64())
+		if x0, y0 := box.Index(0).Float64(), box.Index(1).Float64(); x0 != 0 || y0 != 0 {
+			defer func() {
+				for i := range page.Spans {
+					page.Spans[i].X -= x0
+					page.Spans[i].End -= x0
+					page.Spans[i].Y -= y0
+				}
+			}()
+		}
+	}
+	contents := pg.v.Key("Contents")
+	if contents.Kind() == pdf.Null {
+		return page, nil
+	}
+	e := d.newExtractor(true)
+	e.run(contents, pg.resources, 0)
+	page.Spans = e.spans
+	return page, nil
 }
 
 type extractor struct {
 	doc        *Doc
 	b          strings.Builder
-	fonts      map[string]*fontDecoder // by font dict object, as "id gen" or the resource name
+	fonts      map[string]fontInfo // by font dict object, as "id gen" or the resource name
 	enc        *fontDecoder
 	x, y       float64
 	lastX      float64
 	lastY      float64
 	positioned bool
 	forms      map[objKey]bool // the forms being drawn, for the cycle check
+
+	// Layout (PageSpans): the graphics and text state, and the spans.
+	collect  bool
+	ctm      matrix
+	ts       textState
+	stack    []gstate
+	tm, tlm  matrix
+	spans    []Span
+	maxSpans int
+	glyphBuf []glyph // reused by every string shown
+	runeBuf  []rune
+}
+
+// MaxSpans bounds the strings one page's layout keeps.
+const MaxSpans = 1 << 20
+
+type fontInfo struct {
+	dec     *fontDecoder
+	metrics *fontMetrics
+}
+
+// textState is the part of the graphics state text showing reads.
+type textState struct {
+	font                                fontInfo
+	size, charSpace, wordSpace, leading float64
+	scale, rise                         float64
+}
+
+type gstate struct {
+	ctm matrix
+	ts  textState
+}
+
+// matrix is a PDF transformation matrix [a b c d e f].
+type matrix [6]float64
+
+var identity = matrix{1, 0, 0, 1, 0, 0}
+
+// mul is m × n: m applied first, then n.
+func (m matrix) mul(n matrix) matrix {
+	return matrix{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+// translated is m moved by (tx, ty) in its own space.
+func (m matrix) translated(tx, ty float64) matrix {
+	m[4] += tx*m[0] + ty*m[2]
+	m[5] += tx*m[1] + ty*m[3]
+	return m
+}
+
+func (m matrix) point(x, y float64) (float64, float64) {
+	return x*m[0] + y*m[2] + m[4], x*m[1] + y*m[3] + m[5]
+}
+
+func (d *Doc) newExtractor(collect bool) *extractor {
+	if d.fonts == nil {
+		d.fonts = map[fontRef]fontInfo{}
+	}
+	return &extractor{doc: d, fonts: map[string]fontInfo{}, forms: map[objKey]bool{}, collect: collect,
+		ctm: identity, tm: identity, tlm: identity, ts: textState{scale: 1}, maxSpans: MaxSpans}
+}
+
+func matrixOf(args []pdf.Value) matrix {
+	var m matrix
+	for i := range m {
+		m[i] = args[i].Float64()
+	}
+	return m
+}
+
+// showSpan lays out a shown string as a span and moves the text matrix
+// past it (PDF 32000-1 §9.4.4).
+func (e *extractor) showSpan(raw string) {
+	if !e.collect {
+		return
+	}
+	ts := &e.ts
+	trm := e.tm.mul(e.ctm)
+	x0, y0 := trm.point(0, ts.rise)
+	var b strings.Builder
+	e.glyphBuf, e.runeBuf = ts.font.dec.glyphs(e.glyphBuf[:0], e.runeBuf[:0], raw, ts.font.metrics)
+	for _, r := range e.runeBuf {
+		if r != utf8.RuneError && r != 0 {
+			b.WriteRune(r)
+		}
+	}
+	for _, g := range e.glyphBuf {
+		tx := g.width/1000*ts.size + ts.charSpace
+		if g.space {
+			tx += ts.wordSpace
+		}
+		e.tm = e.tm.translated(tx*ts.scale, 0)
+	}
+	x1, _ := e.tm.mul(e.ctm).point(0, ts.rise)
+	if b.Len() == 0 {
+		return
+	}
+	sp := Span{Text: b.String(), X: x0, Y: y0, End: x1, Size: ts.size * math.Hypot(trm[2], trm[3])}
+	if m := ts.font.metrics; m != nil {
+		sp.Bold, sp.Italic = m.bold, m.italic
+	}
+	// A string drawn right where the last one ended, in the same style,
+	// continues it (kerned text comes a few glyphs at a time).
+	if n := len(e.spans); n > 0 {
+		last := &e.spans[n-1]
+		if last.Y == sp.Y && last.Size == sp.Size && last.Bold == sp.Bold && last.Italic == sp.Italic &&
+			math.Abs(sp.X-last.End) < 0.1*sp.Size {
+			last.Text += sp.Text
+			last.End = sp.End
+			return
+		}
+	}
+	if len(e.spans) < e.maxSpans {
+		e.spans = append(e.spans, sp)
+	}
 }
 
 func (e *extractor) newline() {
@@ -87,38 +261,40 @@ func (e *extractor) show(s string) {
 	}
 }
 
-func (e *extractor) font(resources pdf.Value, name string) *fontDecoder {
+func (e *extractor) font(resources pdf.Value, name string) fontInfo {
 	ref, shared := fontRef{name: name}, false
 	if k, ok := keyOf(resources); ok {
 		ref.resources, shared = k, true
-		if dec, ok := e.doc.fonts[ref]; ok {
-			return dec
+		if fi, ok := e.doc.fonts[ref]; ok {
+			return fi
 		}
 	}
-	dec := e.lookupFont(resources, name)
+	fi := e.lookupFont(resources, name)
 	if shared {
-		e.doc.fonts[ref] = dec
+		e.doc.fonts[ref] = fi
 	}
-	return dec
+	return fi
 }
 
-// lookupFont finds a font by its resource name and makes its decoder,
-// once per font object in a page.
-func (e *extractor) lookupFont(resources pdf.Value, name string) *fontDecoder {
+// lookupFont finds a font by its resource name and makes its decoder and
+// metrics, once per font object in a page.
+func (e *extractor) lookupFont(resources pdf.Value, name string) fontInfo {
 	f := resources.Key("Font").Key(name)
 	cacheKey := "name:" + name
 	if k, ok := keyOf(f); ok {
 		cacheKey = fmt.Sprintf("%d %d %s", k.id, k.gen, name)
 	}
-	if dec, ok := e.fonts[cacheKey]; ok {
-		return dec
+	if fi, ok := e.fonts[cacheKey]; ok {
+		return fi
 	}
-	var dec *fontDecoder
+	var fi fontInfo
 	if f.Kind() == pdf.Dict {
-		dec = newFontDecoder(f)
+		// The metrics come too, for PageText as for PageSpans: the font
+		// is kept for the whole document.
+		fi.dec, fi.metrics = newFontDecoder(f), newFontMetrics(f)
 	}
-	e.fonts[cacheKey] = dec
-	return dec
+	e.fonts[cacheKey] = fi
+	return fi
 }
 
 // run interprets a content stream (or an array of them) drawn with the
@@ -130,35 +306,86 @@ func (e *extractor) run(contents, resources pdf.Value, depth int) {
 			args[i] = stk.Pop()
 		}
 		switch op {
+		case "q":
+			if len(e.stack) < 1024 {
+				e.stack = append(e.stack, gstate{e.ctm, e.ts})
+			}
+		case "Q":
+			if n := len(e.stack); n > 0 {
+				e.ctm, e.ts = e.stack[n-1].ctm, e.stack[n-1].ts
+				e.stack = e.stack[:n-1]
+			}
+		case "cm":
+			if len(args) == 6 {
+				e.ctm = matrixOf(args).mul(e.ctm)
+			}
 		case "BT":
 			e.x, e.y = 0, 0
+			e.tm, e.tlm = identity, identity
 		case "Tf":
 			if len(args) == 2 {
-				e.enc = e.font(resources, args[0].Name())
+				fi := e.font(resources, args[0].Name())
+				e.enc = fi.dec
+				e.ts.font, e.ts.size = fi, args[1].Float64()
+			}
+		case "Tc":
+			if len(args) == 1 {
+				e.ts.charSpace = args[0].Float64()
+			}
+		case "Tw":
+			if len(args) == 1 {
+				e.ts.wordSpace = args[0].Float64()
+			}
+		case "Tz":
+			if len(args) == 1 {
+				e.ts.scale = args[0].Float64() / 100
+			}
+		case "TL":
+			if len(args) == 1 {
+				e.ts.leading = args[0].Float64()
+			}
+		case "Ts":
+			if len(args) == 1 {
+				e.ts.rise = args[0].Float64()
 			}
 		case "Td", "TD":
 			if len(args) == 2 {
-				e.moveTo(e.x+args[0].Float64(), e.y+args[1].Float64())
+				tx, ty := args[0].Float64(), args[1].Float64()
+				e.moveTo(e.x+tx, e.y+ty)
+				if op == "TD" {
+					e.ts.leading = -ty
+				}
+				e.tlm = e.tlm.translated(tx, ty)
+				e.tm = e.tlm
 			}
 		case "Tm":
 			if len(args) == 6 {
 				e.moveTo(args[4].Float64(), args[5].Float64())
+				e.tlm = matrixOf(args)
+				e.tm = e.tlm
 			}
 		case "T*":
 			e.newline()
+			e.nextLine()
 		case "'":
 			e.newline()
+			e.nextLine()
 			if len(args) == 1 {
 				e.show(args[0].RawString())
+				e.showSpan(args[0].RawString())
 			}
 		case "\"":
 			e.newline()
 			if len(args) == 3 {
+				e.ts.wordSpace, e.ts.charSpace = args[0].Float64(), args[1].Float64()
+				e.nextLine()
 				e.show(args[2].RawString())
+				e.showSpan(args[2].RawString())
 			}
 		case "Tj":
 			if len(args) == 1 {
 				e.show(args[0].RawString())
+				e.showSpan(args[0].RawString())
 			}
 		case "TJ":
 			if len(args) == 1 {
@@ -167,9 +394,13 @@ func (e *extractor) run(contents, resources pdf.Value, depth int) {
 					switch el := v.Index(i); el.Kind() {
 					case pdf.String:
 						e.show(el.RawString())
+						e.showSpan(el.RawString())
 					case pdf.Integer, pdf.Real:
 						if el.Float64() < -250 {
 							e.space()
+						}
+						if e.collect {
+							e.tm = e.tm.translated(-el.Float64()/1000*e.ts.size*e.ts.scale, 0)
 						}
 					}
 				}
@@ -205,10 +436,26 @@ func (e *extractor) form(resources pdf.Value, name string, depth int) {
 		inner = resources
 	}
 	saved := e.enc
+	savedState, savedStack := gstate{e.ctm, e.ts}, len(e.stack)
+	if m := xo.Key("Matrix"); m.Len() == 6 {
+		var fm matrix
+		for i := range fm {
+			fm[i] = m.Index(i).Float64()
+		}
+		e.ctm = fm.mul(e.ctm)
+	}
 	e.newline()
 	e.positioned = false
 	e.run(xo, inner, depth+1)
 	e.enc = saved
+	e.ctm, e.ts = savedState.ctm, savedState.ts
+	e.stack = e.stack[:min(savedStack, len(e.stack))]
 	e.newline()
 	e.positioned = false
+}
+
+// nextLine moves to the start of the next line (T*).
+func (e *extractor) nextLine() {
+	e.tlm = e.tlm.translated(0, -e.ts.leading)
+	e.tm = e.tlm
 }

@@ -86,6 +86,7 @@ func (r *reading) document(ctx context.Context, format string) (*tool.Response, 
 		if page.outputCapped {
 			hint = fmt.Sprintf("the output reached its %d KiB cap after line %d; %s", MaxOutputBytes/1024, page.end, hint)
 		}
+		hint = fmt.Sprintf("%s of %d; %s", span("line", page.start, page.end), page.total, hint)
 		resp.Continuation = &tool.Continuation{NextOffset: next, Hint: hint}
 		resp.Truncated = page.outputCapped || r.params.Limit == 0
 	}

@@ -52,7 +52,7 @@ func (r *reading) image(ctx context.Context, ft textenc.FileType) (*tool.Respons
 			orig.Width, orig.Height, media.Width, media.Height, media.MIME, fsutil.HumanBytes(int64(media.Bytes)),
 			fsutil.HumanBytes(int64(imagefit.Base64Len(media.Bytes))), lim.Width, lim.Height, fsutil.HumanBytes(int64(lim.Base64Bytes)))
 	} else {
-		out += "; sent as it is"
+		out += "; not resized"
 	}
 	if r.env.Config != nil && r.env.Config.Models.Capabilities != nil {
 		if on, set := r.env.Config.Models.Capabilities["images"]; set && !on {
@@ -61,8 +61,13 @@ func (r *reading) image(ctx context.Context, ft textenc.FileType) (*tool.Respons
 		}
 	}
 	enc := base64.StdEncoding.EncodeToString(fit.Data)
-	media.Data = &enc
-	return &tool.Response{Output: out + ".", Result: r.result,
+	if r.params.IncludeData {
+		media.Data = &enc
+		out += ". Its base64 is in result.media.data."
+	} else {
+		out += ". The image goes to an MCP client as image content; this JSON leaves its base64 out (pass include_data, --include-data, for result.media.data), or view the file itself with an image viewer."
+	}
+	return &tool.Response{Output: out, Result: r.result,
 		Media: []tool.Media{{Type: "image", MIMEType: media.MIME, Data: enc, Width: media.Width, Height: media.Height}}}, nil
 }
 

@@ -98,7 +98,7 @@ func TestReadImageAsItIs(t *testing.T) {
 	}
 	for _, c := range cases {
 		write(t, env, c.name, c.data)
-		resp, res := mustRead(t, env, Params{Path: c.name})
+		resp, res := mustRead(t, env, Params{Path: c.name, IncludeData: true})
 		m := res.Media
 		if res.Kind != KindImage || m == nil || m.MIME != c.mime || m.Resized || m.Bytes != len(c.data) {
 			t.Errorf("%s: kind %s media %+v", c.name, res.Kind, m)
@@ -110,7 +110,7 @@ func TestReadImageAsItIs(t *testing.T) {
 		if m.Original.Width == 0 || m.Original.Width != m.Width || m.Original.Bytes != int64(len(c.data)) || *res.SHA256 != sha256Hex(c.data) {
 			t.Errorf("%s: original %+v", c.name, m.Original)
 		}
-		if !strings.Contains(resp.Output, "sent as it is") {
+		if !strings.Contains(resp.Output, "not resized") {
 			t.Errorf("%s: output %q", c.name, resp.Output)
 		}
 	}
@@ -119,7 +119,7 @@ func TestReadImageAsItIs(t *testing.T) {
 func TestReadImageDownscaled(t *testing.T) {
 	env := testEnv(t)
 	write(t, env, "wide.png", encodePNG(t, gradient(2400, 300, false)))
-	resp, res := mustRead(t, env, Params{Path: "wide.png"})
+	resp, res := mustRead(t, env, Params{Path: "wide.png", IncludeData: true})
 	m := res.Media
 	_, format := sentImage(t, m)
 	if !m.Resized || m.Width != 2000 || m.Height != 250 || format != "png" {
@@ -133,7 +133,7 @@ func TestReadImageDownscaled(t *testing.T) {
 	}
 
 	write(t, env, "tall.jpg", encodeJPEG(t, gradient(500, 2200, false)))
-	_, res = mustRead(t, env, Params{Path: "tall.jpg"})
+	_, res = mustRead(t, env, Params{Path: "tall.jpg", IncludeData: true})
 	if _, format := sentImage(t, res.Media); format != "jpeg" || res.Media.Width != 454 || res.Media.Height != 2000 {
 		t.Errorf("tall.jpg sent as %s %dx%d", format, res.Media.Width, res.Media.Height)
 	}
@@ -145,7 +145,7 @@ func TestReadImageFitsBase64Budget(t *testing.T) {
 	env := testEnv(t)
 	env.Config.Read.MaxImageBase64KiB = 8
 	write(t, env, "noise.png", encodePNG(t, gradient(300, 300, true)))
-	_, res := mustRead(t, env, Params{Path: "noise.png"})
+	_, res := mustRead(t, env, Params{Path: "noise.png", IncludeData: true})
 	m := res.Media
 	_, format := sentImage(t, m)
 	if len(*m.Data) > 8*1024 || !m.Resized || format != "jpeg" || m.Width >= 300 {
@@ -156,7 +156,7 @@ func TestReadImageFitsBase64Budget(t *testing.T) {
 	env.Config.Read.MaxImageWidth, env.Config.Read.MaxImageHeight = 10, 10
 	webp, _ := os.ReadFile("testdata/blue-purple-pink.lossy.webp")
 	write(t, env, "pic.webp", webp)
-	_, res = mustRead(t, env, Params{Path: "pic.webp"})
+	_, res = mustRead(t, env, Params{Path: "pic.webp", IncludeData: true})
 	if _, format := sentImage(t, res.Media); format != "jpeg" || res.Media.Width > 10 || res.Media.Height > 10 {
 		t.Errorf("webp sent as %s %dx%d", format, res.Media.Width, res.Media.Height)
 	}
@@ -202,4 +202,25 @@ func withPNGSize(data []byte, w, h uint32) []byte {
 	binary.BigEndian.PutUint32(ihdr[12:], h)
 	binary.BigEndian.PutUint32(ihdr[21:], crc32.ChecksumIEEE(ihdr[4:21]))
 	return out
+}
+
+// Without include_data the JSON leaves the base64 out, and says how to
+// get it; the response still carries the image for an MCP client.
+func TestReadImageDataOnlyWhenAsked(t *testing.T) {
+	env := testEnv(t)
+	small := encodePNG(t, gradient(64, 32, false))
+	write(t, env, "small.png", small)
+	resp, res := mustRead(t, env, Params{Path: "small.png"})
+	if res.Media == nil || res.Media.Data != nil {
+		t.Fatalf("media %+v: want no data", res.Media)
+	}
+	if !strings.Contains(resp.Output, "--include-data") || !strings.Contains(resp.Output, "64×32") {
+		t.Errorf("output %q does not say how to get the data", resp.Output)
+	}
+	if len(resp.Media) != 1 {
+		t.Fatalf("response media %+v", resp.Media)
+	}
+	if got, _ := base64.StdEncoding.DecodeString(resp.Media[0].Data); !bytes.Equal(got, small) {
+		t.Errorf("the image content is not the image")
+	}
 }

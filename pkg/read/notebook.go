@@ -163,6 +163,7 @@ func (r *reading) notebook(ctx context.Context) (*tool.Response, error) {
 		if capped {
 			hint = fmt.Sprintf("the output reached its %d KiB cap after cell %d; %s", MaxOutputBytes/1024, end, hint)
 		}
+		hint = fmt.Sprintf("%s of %d; %s", span("cell", offset, end), total, hint)
 		resp.Continuation = &tool.Continuation{NextOffset: end + 1, Hint: hint}
 		resp.Truncated = capped || r.params.Limit == 0
 	}

@@ -106,6 +106,9 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 		if capped {
 			hint = fmt.Sprintf("the output reached its %d KiB cap; %s", MaxOutputBytes/1024, hint)
 		}
+		if len(shown) > 0 {
+			hint = fmt.Sprintf("pages %s of %d; %s", formatPages(shown), r.result.Pages.Total, hint)
+		}
 		resp.Continuation = &tool.Continuation{Hint: hint}
 		resp.Truncated = true
 	}
@@ -189,20 +192,26 @@ func extractPDF(ctx context.Context, f io.ReaderAt, size int64, spec string) (do
 	if doc.shown, doc.rest, err = selectPages(ranges, doc.total, MaxPDFPages); err != nil {
 		return nil, &pagesError{err}
 	}
+	pages := make([]*pdftext.Page, 0, len(doc.shown))
 	for _, p := range doc.shown {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		text, err := pd.PageText(p)
+		page, err := pd.PageSpans(p)
 		var ce *pdftext.CorruptError
 		if errors.As(err, &ce) {
 			return nil, fmt.Errorf("page %d: %w", p, err)
 		}
 		if err != nil {
 			doc.failed = append(doc.failed, pageFailure{p, err})
+			page = &pdftext.Page{Number: p}
 		}
-		doc.texts = append(doc.texts, text)
+		pages = append(pages, page)
 	}
+	// The pages shown are laid out as Markdown together: their headings
+	// are sized against one another, and what repeats at the top or
+	// bottom of them is a running header or footer.
+	doc.texts = pdftext.Markdown(pages)
 	return doc, nil
 }
 

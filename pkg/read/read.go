@@ -11,6 +11,7 @@ package read
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,6 +73,10 @@ type Params struct {
 	// Column is the 1-based character of the first line (offset) to show
 	// from: the rest of a line cut at MaxLineChars.
 	Column int `json:"column,omitempty"`
+	// IncludeData puts an image's base64 in result.media.data. Without
+	// it the JSON stays small (63 KB of base64 helps no model in a shell);
+	// mcp serve sends the image as image content either way.
+	IncludeData bool `json:"include_data,omitempty"`
 }
 
 // Kinds of file read tells apart.
@@ -155,8 +160,9 @@ type Media struct {
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	Bytes  int    `json:"bytes"`
-	// Data is the base64 of the image sent; null when the model takes no
-	// images (models.capabilities.images is false).
+	// Data is the base64 of the image sent, with include_data; else null
+	// (and always when models.capabilities.images is false). mcp serve
+	// sends the image itself as image content.
 	Data     *string `json:"data"`
 	Original Image   `json:"original"`
 	Resized  bool    `json:"resized"`
@@ -181,6 +187,7 @@ var (
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Parallel, Timeout: DefaultTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Aliases:     map[string]tool.Alias{"file_path": {Param: "path"}},
 		Paths:       tool.PathParams(tool.PathParam{Field: "path"}),
@@ -198,7 +205,51 @@ func Tool() *tool.Tool {
 			"NotebookMaxLines": NotebookOutputMaxLines,
 			"Variants":         strings.Join([]string{VariantAtPrefix, VariantFileURL, VariantNarrowSpace, VariantNFD, VariantCurlyQuotes}, ", "),
 		},
-	}, Run)
+	}, runCall)
+}
+
+// CallParams are the parameters as a caller gives them: Params, with
+// path one file or several.
+type CallParams struct {
+	Path   Paths  `json:"path"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+	Pages  string `json:"pages,omitempty"`
+	Column int    `json:"column,omitempty"`
+	// IncludeData as in Params.
+	IncludeData bool `json:"include_data,omitempty"`
+}
+
+// Paths is one path, or a list of them.
+type Paths []string
+
+// UnmarshalJSON accepts a string or an array of strings.
+func (p *Paths) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*p = Paths{one}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return err
+	}
+	*p = list
+	return nil
+}
+
+func runCall(ctx context.Context, env *tool.Env, cp CallParams) (*tool.Response, error) {
+	one := func(path string) Params {
+		return Params{Path: path, Offset: cp.Offset, Limit: cp.Limit, Pages: cp.Pages, Column: cp.Column, IncludeData: cp.IncludeData}
+	}
+	if len(cp.Path) > 1 {
+		return runMany(ctx, env, cp.Path, one)
+	}
+	path := ""
+	if len(cp.Path) == 1 {
+		path = cp.Path[0]
+	}
+	return Run(ctx, env, one(path))
 }
 
 // Run reads the file p.Path names.

@@ -130,10 +130,27 @@ func (r *reading) text(ctx context.Context, enc textenc.Encoding) (*tool.Respons
 		if restOfLine != "" {
 			hint += fmt.Sprintf("; line %d was cut: read its rest with %s", page.cutLines[0], restOfLine)
 		}
+		hint = fmt.Sprintf("%s of %s; %s", span("line", page.start, page.end), totalText(page.total, page.totalExact), hint)
 		resp.Continuation = &tool.Continuation{NextOffset: next, Hint: hint}
 		resp.Truncated = resp.Truncated || page.outputCapped || r.params.Limit == 0
 	}
 	return resp, nil
+}
+
+// span names a range of numbered things: lines 770-879, or line 5.
+func span(unit string, start, end int) string {
+	if start == end {
+		return fmt.Sprintf("%s %d", unit, start)
+	}
+	return fmt.Sprintf("%ss %d-%d", unit, start, end)
+}
+
+// totalText is a count, or "at least N" when it is a lower bound.
+func totalText(n int, exact bool) string {
+	if exact {
+		return strconv.Itoa(n)
+	}
+	return fmt.Sprintf("at least %d", n)
 }
 
 func pastEnd(display string, offset, total int) error {

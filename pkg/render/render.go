@@ -102,6 +102,7 @@ type limits struct {
 func Tool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: Name, Mode: tool.Sequential, Timeout: Timeout,
+		Positional:  []string{"format", "source"},
 		Facts:       tool.Facts{Destructive: true, Idempotent: true}, // replaces out, with the same bytes each time
 		Paths:       tool.PathParams(tool.PathParam{Field: "source"}, tool.PathParam{Field: "out", Write: true}),
 		Description: description, Schema: schema,

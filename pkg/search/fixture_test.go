@@ -382,7 +382,7 @@ func TestContentRenderingMatchesRipgrep(t *testing.T) {
 		{"sparse.txt", "match", 3, false},
 		{"sparse.txt", "match", 20, false},
 	} {
-		res := grep(t, testEnv(root, home), GrepParams{Pattern: c.pattern, Path: c.path, Mode: ModeContent, Context: c.context, Multiline: c.multiline})
+		res := grep(t, testEnv(root, home), GrepParams{Pattern: c.pattern, Path: Globs{c.path}, Mode: ModeContent, Context: c.context, Multiline: c.multiline})
 		out, _, _ := res.render()
 		got := out[:strings.LastIndex(out[:len(out)-1], "\n")+1] // without the summary line
 		args := []string{"--no-config", "-H", "-n", "--no-heading", "-C", fmt.Sprint(c.context)}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -47,8 +49,9 @@ const (
 
 // GrepParams are grep's parameters (the wire contract).
 type GrepParams struct {
-	Pattern         string `json:"pattern"`
-	Path            string `json:"path,omitempty"`
+	Pattern string `json:"pattern"`
+	// Path is one folder or file, or several searched as one.
+	Path            Globs  `json:"path,omitempty"`
 	Glob            Globs  `json:"glob,omitempty"`
 	Mode            string `json:"mode,omitempty"`
 	CaseInsensitive bool   `json:"case_insensitive,omitempty"`
@@ -69,11 +72,13 @@ type GrepParams struct {
 	MaxCount         int   `json:"max_count,omitempty"`
 	Quiet            bool  `json:"quiet,omitempty"`
 	Offset           int   `json:"offset,omitempty"`
-	LineNumber       bool  `json:"line_number,omitempty"` // accepted: line numbers are always shown
+	LineNumber       bool  `json:"line_number,omitempty"` // line numbers are always shown; without mode, content mode
+	Recursive        bool  `json:"recursive,omitempty"`   // grep -r: folders always are
 }
 
-// Globs is grep's list of file filters. A single string is a list of one:
-// models used to other agents' grep tools send "glob": "*.ts".
+// Globs is a list of grep's file filters or paths. A single string is a
+// list of one: models used to other agents' grep tools send "glob":
+// "*.ts", and "path": "src".
 type Globs []string
 
 // UnmarshalJSON accepts a string or an array of strings.
@@ -127,6 +132,7 @@ type Skipped struct {
 type GrepResult struct {
 	Pattern       string      `json:"pattern"`
 	Path          string      `json:"path"`
+	Paths         []string    `json:"paths,omitempty"` // the paths searched as one, when there are several
 	Mode          string      `json:"mode"`
 	Count         int         `json:"count"`          // entries in this answer
 	Total         int         `json:"total"`          // entries found: files (files, count) or lines (content)
@@ -192,6 +198,10 @@ type grepRun struct {
 	found   atomic.Bool
 	workers []grepWorker
 	walk    *walker
+	// searched holds the files searched so far when several paths are
+	// searched as one (nil for one path): a file two of them reach is
+	// searched and counted once.
+	searched *sync.Map
 }
 
 func normalizeGrep(p *GrepParams) error {
@@ -227,8 +237,9 @@ func normalizeGrep(p *GrepParams) error {
 	}
 	hasContext := p.AfterContext > 0 || p.BeforeContext > 0
 	if p.Mode == "" {
+		// rg's -n, -A, -B and -C ask for lines, as they do in rg.
 		p.Mode = ModeFiles
-		if hasContext {
+		if hasContext || p.LineNumber {
 			p.Mode = ModeContent
 		}
 	}
@@ -307,29 +318,53 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 	if err != nil {
 		return nil, err
 	}
-	t, err := resolveTarget(env, p.Path, !p.NoIgnore)
-	if err != nil {
-		return nil, err
+	paths := p.Path
+	if len(paths) == 0 {
+		paths = Globs{"."}
 	}
-	g := &grepRun{p: p, t: t, m: m, globs: globs, types: types, decode: needsDecodedText(p.Pattern)}
-	n := workerCount()
-	if t.isFile {
-		n = 1
+	// Every path is checked before any is searched: a missing one fails
+	// the call at once, as a wrong one would alone.
+	targets := make([]*target, 0, len(paths))
+	for _, path := range paths {
+		t, err := resolveTarget(env, path, !p.NoIgnore)
+		if err != nil {
+			return nil, err
+		}
+		targets = append(targets, t)
 	}
-	g.workers = make([]grepWorker, n)
-	for i := range g.workers {
-		g.workers[i].st = m.newState()
+	// Several paths are searched one after the other and answered as
+	// one search: one page, one order, one count.
+	runs := make([]*grepRun, 0, len(targets))
+	complete, found := true, false
+	var searched *sync.Map
+	if len(targets) > 1 {
+		searched = &sync.Map{}
 	}
-	g.walk = newWalker(t.base, t.git, n, g)
-	g.walk.useIgnore = !p.NoIgnore
-	var complete bool
-	if t.isFile {
-		complete = g.walk.within(ctx, g.searchOne)
-	} else {
-		complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
+	for _, t := range targets {
+		g := &grepRun{p: p, t: t, m: m, globs: globs, types: types, decode: needsDecodedText(p.Pattern), searched: searched}
+		n := workerCount()
+		if t.isFile {
+			n = 1
+		}
+		g.workers = make([]grepWorker, n)
+		for i := range g.workers {
+			g.workers[i].st = m.newState()
+		}
+		g.walk = newWalker(t.base, t.git, n, g)
+		g.walk.useIgnore = !p.NoIgnore
+		if t.isFile {
+			complete = g.walk.within(ctx, g.searchOne)
+		} else {
+			complete = g.walk.run(ctx, dirJob{rel: t.rel, rules: t.rules, repo: t.repo})
+		}
+		runs = append(runs, g)
+		found = g.found.Load()
+		if !complete || found {
+			break
+		}
 	}
-	res := g.result(complete || g.found.Load())
-	res.AtLeast = res.AtLeast || g.found.Load()
+	res := grepResult(runs, complete || found)
+	res.AtLeast = res.AtLeast || found
 	return res, nil
 }
 
@@ -364,6 +399,11 @@ func (g *grepRun) file(wk *worker, d dirHandle, rel, name string, typ entryType)
 }
 
 func (g *grepRun) search(wk *worker, d dirHandle, rel, name string, maxSize int64) {
+	if g.searched != nil {
+		if _, again := g.searched.LoadOrStore(filepath.Join(g.t.base, rel), true); again {
+			return
+		}
+	}
 	gw := &g.workers[wk.id]
 	data, buf, info, err := d.readFile(name, wk.fileBuf, maxSize, g.p.Sort == SortModified)
 	wk.fileBuf = buf
@@ -602,33 +642,60 @@ func (t *topHits) add(h fileHit, limit int, sortBy string) {
 	t.stored = acc
 }
 
-func (g *grepRun) result(complete bool) *GrepResult {
-	p := g.p
-	res := &GrepResult{Pattern: p.Pattern, Path: g.t.display, Mode: p.Mode, Partial: !complete, AtLeast: !complete, p: p, maxSize: MaxFileSize}
-	if g.t.isFile {
+// grepResult answers the runs of one search (one per path) as one.
+func grepResult(runs []*grepRun, complete bool) *GrepResult {
+	p := runs[0].p
+	shown := make([]string, len(runs))
+	for i, g := range runs {
+		shown[i] = g.t.display
+	}
+	res := &GrepResult{Pattern: p.Pattern, Path: strings.Join(shown, ", "), Mode: p.Mode, Partial: !complete, AtLeast: !complete, p: p, maxSize: MaxFileSize}
+	if len(runs) > 1 {
+		res.Paths = shown
+	}
+	if len(runs) == 1 && runs[0].t.isFile {
 		res.maxSize = MaxNamedFileSize
 	}
 	var hits []fileHit
 	var stats walkStats
 	passed := 0
-	for i := range g.workers {
-		gw := &g.workers[i]
-		hits = append(hits, gw.top.hits...)
-		passed += gw.searched + gw.binary + gw.tooLarge + gw.unreadable
-		res.FilesSearched += gw.searched
-		res.Skipped.Binary += gw.binary
-		res.Skipped.TooLarge += gw.tooLarge
-		res.Skipped.Unreadable += gw.unreadable
-		res.Skipped.Symlinks += gw.symlinks
-		res.MatchedLines += gw.matchLines
-		if p.Mode == ModeContent {
-			res.Total += gw.matchLines
-		} else {
-			res.Total += gw.matchFiles
+	seen := map[string]bool{} // a file two paths both reach is one entry
+	var notes []string
+	for _, g := range runs {
+		for i := range g.workers {
+			gw := &g.workers[i]
+			for _, h := range gw.top.hits {
+				h.rel = g.t.show(h.rel)
+				if !seen[h.rel] {
+					seen[h.rel] = true
+					hits = append(hits, h)
+				}
+			}
+			passed += gw.searched + gw.binary + gw.tooLarge + gw.unreadable
+			res.FilesSearched += gw.searched
+			res.Skipped.Binary += gw.binary
+			res.Skipped.TooLarge += gw.tooLarge
+			res.Skipped.Unreadable += gw.unreadable
+			res.Skipped.Symlinks += gw.symlinks
+			res.MatchedLines += gw.matchLines
+			if p.Mode == ModeContent {
+				res.Total += gw.matchLines
+			} else {
+				res.Total += gw.matchFiles
+			}
 		}
-	}
-	for _, wk := range g.walk.workers {
-		stats.add(&wk.stats)
+		for _, wk := range g.walk.workers {
+			stats.add(&wk.stats)
+		}
+		if g.t.excluded {
+			notes = append(notes, fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display))
+		}
+		for k, v := range g.t.raw {
+			if res.raw == nil {
+				res.raw = map[string]string{}
+			}
+			res.raw[k] = v
+		}
 	}
 	res.Skipped.Ignored = stats.ignored
 	res.Skipped.Sensitive = stats.sensitive
@@ -643,13 +710,13 @@ func (g *grepRun) result(complete bool) *GrepResult {
 	case ModeFiles:
 		res.Files = []string{}
 		for _, h := range page {
-			res.Files = append(res.Files, g.t.show(h.rel))
+			res.Files = append(res.Files, h.rel)
 		}
 		res.Count = len(res.Files)
 	case ModeCount:
 		res.Counts = []FileCount{}
 		for _, h := range page {
-			res.Counts = append(res.Counts, FileCount{Path: g.t.show(h.rel), Count: h.count})
+			res.Counts = append(res.Counts, FileCount{Path: h.rel, Count: h.count})
 		}
 		res.Count = len(res.Counts)
 	case ModeContent:
@@ -665,7 +732,7 @@ func (g *grepRun) result(complete bool) *GrepResult {
 				if len(res.Matches) == p.Limit {
 					break fill
 				}
-				m.Path = g.t.show(h.rel)
+				m.Path = h.rel
 				res.Matches = append(res.Matches, m)
 			}
 		}
@@ -673,20 +740,17 @@ func (g *grepRun) result(complete bool) *GrepResult {
 	}
 	res.Offset = p.Offset
 	res.Truncated = p.Offset+res.Count < res.Total
-	if g.t.excluded {
-		res.Note = fmt.Sprintf("%s is excluded by ignore rules or default excludes; searched because it was named explicitly", g.t.display)
-	}
-	res.Hint = g.hint(res, passed)
-	res.raw = g.t.raw
+	res.Note = strings.Join(notes, "; ")
+	res.Hint = runs[0].hint(res, passed, len(runs) == 1 && runs[0].t.isFile)
 	return res
 }
 
 // hint says how to see more, or why nothing was searched. passed counts
 // the files that got through the globs.
-func (g *grepRun) hint(res *GrepResult, passed int) string {
+func (g *grepRun) hint(res *GrepResult, passed int, oneFile bool) string {
 	p := g.p
 	var hints []string
-	if g.t.isFile && res.Skipped.TooLarge > 0 {
+	if oneFile && res.Skipped.TooLarge > 0 {
 		hints = append(hints, fmt.Sprintf("%s is over %d MiB: read it in ranges with mcode read --offset N --limit M", res.Path, MaxNamedFileSize>>20))
 	}
 	if passed == 0 && g.globs != nil {

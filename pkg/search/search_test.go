@@ -75,7 +75,7 @@ func TestSensitiveFilesNeverSearched(t *testing.T) {
 	}
 	// Naming a secret explicitly is refused, not answered with "no match".
 	for _, path := range []string{".env", "config/server.pem", ".ssh", "app/.aws/credentials"} {
-		_, err := Grep(context.Background(), env, GrepParams{Pattern: "needle", Path: path})
+		_, err := Grep(context.Background(), env, GrepParams{Pattern: "needle", Path: Globs{path}})
 		if errorCode(err) != tool.CodeDenied {
 			t.Errorf("grep in %s: %v, want denied", path, err)
 		}
@@ -85,15 +85,15 @@ func TestSensitiveFilesNeverSearched(t *testing.T) {
 func TestExplicitIgnoredPathIsSearched(t *testing.T) {
 	root, home := fixture(t)
 	env := testEnv(root, home)
-	res := grep(t, env, GrepParams{Pattern: "needle", Path: "node_modules"})
+	res := grep(t, env, GrepParams{Pattern: "needle", Path: Globs{"node_modules"}})
 	if !slices.Equal(res.Files, []string{"node_modules/pkg/index.js"}) || res.Note == "" {
 		t.Errorf("explicit node_modules: %v note %q", res.Files, res.Note)
 	}
-	res = grep(t, env, GrepParams{Pattern: "needle", Path: "app.log"})
+	res = grep(t, env, GrepParams{Pattern: "needle", Path: Globs{"app.log"}})
 	if !slices.Equal(res.Files, []string{"app.log"}) {
 		t.Errorf("explicit ignored file: %v", res.Files)
 	}
-	res = grep(t, env, GrepParams{Pattern: "needle", Path: "src"})
+	res = grep(t, env, GrepParams{Pattern: "needle", Path: Globs{"src"}})
 	if slices.Contains(res.Files, "src/a.gen.go") || !slices.Contains(res.Files, "src/main.go") || !slices.Contains(res.Files, "src/important.gen.go") {
 		t.Errorf("grep in src: %v (src/.gitignore must apply)", res.Files)
 	}
@@ -102,12 +102,12 @@ func TestExplicitIgnoredPathIsSearched(t *testing.T) {
 		"app.log": true, "src/a.gen.go": true, "build/untracked.o": true, "node_modules": true, "dist/bundle.js": true,
 		"keep.log": false, "src/main.go": false, "build": false, "build/tracked.c": false, "forced.log": false, "src": false,
 	} {
-		if res := grep(t, env, GrepParams{Pattern: "needle", Path: path}); (res.Note != "") != excluded {
+		if res := grep(t, env, GrepParams{Pattern: "needle", Path: Globs{path}}); (res.Note != "") != excluded {
 			t.Errorf("grep in %s: note %q, want one: %v", path, res.Note, excluded)
 		}
 	}
 	// A subfolder still honours the .gitignore files above it.
-	res = grep(t, env, GrepParams{Pattern: "needle", Path: "debug"})
+	res = grep(t, env, GrepParams{Pattern: "needle", Path: Globs{"debug"}})
 	if len(res.Files) != 0 {
 		// debug/trace.log is excluded by the root's *.log
 		t.Errorf("grep in debug: %v", res.Files)
@@ -178,17 +178,17 @@ func TestLimitTruncatesHonestly(t *testing.T) {
 func TestContentModeContextAndClipping(t *testing.T) {
 	root, home := fixture(t)
 	env := testEnv(root, home)
-	res := grep(t, env, GrepParams{Pattern: "bar", Path: "multi.txt", Context: 1})
+	res := grep(t, env, GrepParams{Pattern: "bar", Path: Globs{"multi.txt"}, Context: 1})
 	out, _, _ := res.render()
 	want := "multi.txt-1-foo\nmulti.txt:2:bar\nmulti.txt:3:foo bar\nmulti.txt:4:baz foo_bar(x)\n"
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("context output:\n%s\nwant prefix:\n%s", out, want)
 	}
-	res = grep(t, env, GrepParams{Pattern: "needle", Path: "long.txt", Mode: ModeContent})
+	res = grep(t, env, GrepParams{Pattern: "needle", Path: Globs{"long.txt"}, Mode: ModeContent})
 	if len(res.Matches) != 1 || !strings.Contains(res.Matches[0].Text, "needle") || len(res.Matches[0].Text) > MaxLineChars+60 {
 		t.Errorf("long line: %+v", res.Matches)
 	}
-	res = grep(t, env, GrepParams{Pattern: "needle crlf", Path: "crlf.txt", Mode: ModeContent})
+	res = grep(t, env, GrepParams{Pattern: "needle crlf", Path: Globs{"crlf.txt"}, Mode: ModeContent})
 	if len(res.Matches) != 1 || res.Matches[0].Text != "needle crlf" || res.Matches[0].Line != 2 {
 		t.Errorf("crlf: %+v", res.Matches)
 	}
@@ -236,7 +236,7 @@ func TestBadInput(t *testing.T) {
 	if errorCode(err) != tool.CodeInvalidArgs || !strings.Contains(err.Error(), "--multiline") {
 		t.Errorf("newline without multiline: %v", err)
 	}
-	_, err = Grep(context.Background(), env, GrepParams{Pattern: "x", Path: "nope.txt"})
+	_, err = Grep(context.Background(), env, GrepParams{Pattern: "x", Path: Globs{"nope.txt"}})
 	if errorCode(err) != tool.CodeNotFound {
 		t.Errorf("missing path: %v", err)
 	}
@@ -289,14 +289,14 @@ func TestSpecialFilesAndSymlinks(t *testing.T) {
 		t.Fatal("grep blocked on a FIFO")
 	}
 	// A symlink named explicitly is followed, unless its target is a secret.
-	if res := grep(t, env, GrepParams{Pattern: "needle", Path: "link.txt"}); !slices.Equal(res.Files, []string{"link.txt"}) {
+	if res := grep(t, env, GrepParams{Pattern: "needle", Path: Globs{"link.txt"}}); !slices.Equal(res.Files, []string{"link.txt"}) {
 		t.Errorf("explicit symlink: %v", res.Files)
 	}
 	writeFiles(t, outside, map[string]string{".ssh/id_ed25519": "needle"})
 	if err := os.Symlink(filepath.Join(outside, ".ssh", "id_ed25519"), filepath.Join(dir, "notes.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Grep(context.Background(), env, GrepParams{Pattern: "needle", Path: "notes.txt"}); errorCode(err) != tool.CodeDenied {
+	if _, err := Grep(context.Background(), env, GrepParams{Pattern: "needle", Path: Globs{"notes.txt"}}); errorCode(err) != tool.CodeDenied {
 		t.Errorf("symlink to a secret: %v, want denied", err)
 	}
 	g := glob(t, env, GlobParams{Pattern: "**"})
@@ -373,7 +373,7 @@ func TestCancelledSearchIsPartial(t *testing.T) {
 	// costly regex: the time limit stops it too.
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"big.txt": strings.Repeat("a needle line\n", 1<<17)})
-	res, err = Grep(ctx, &tool.Env{Root: dir}, GrepParams{Pattern: "needle", Path: "big.txt", Mode: ModeCount})
+	res, err = Grep(ctx, &tool.Env{Root: dir}, GrepParams{Pattern: "needle", Path: Globs{"big.txt"}, Mode: ModeCount})
 	if err != nil || !res.Partial || !res.AtLeast {
 		t.Errorf("cancelled grep of a named file: %+v %v", res, err)
 	}
@@ -514,7 +514,7 @@ func TestPartialHintSaysAtLeast(t *testing.T) {
 	}
 	gr := &grepRun{p: GrepParams{Pattern: "x", Mode: ModeFiles, Limit: 1, Sort: SortPath}, t: &target{display: "."}, walk: &walker{},
 		workers: []grepWorker{{matchFiles: 5, searched: 5, top: topHits{hits: []fileHit{{rel: "a", count: 1}, {rel: "b", count: 1}}}}}}
-	if res := gr.result(false); !strings.Contains(res.Hint, "showing 1 of at least 5") {
+	if res := grepResult([]*grepRun{gr}, false); !strings.Contains(res.Hint, "showing 1 of at least 5") {
 		t.Errorf("grep hint %q", res.Hint)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/sensitive"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
@@ -89,6 +90,12 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 				Message: fmt.Sprintf("%s is a sensitive path (keys, credentials or tokens): search never reads it", path),
 				Hint:    "search another path; the list of sensitive names is in mcode's docs/safety.md (\"Sensitive files\")"}
 		}
+	}
+	// What the sandbox hides from a command (~/.config/gh, sandbox.readDeny,
+	// …) a search does not read either: grep and rg in bash would be refused.
+	if ok, why := sandbox.New(sandbox.InputsFor(env, nil)).CanRead(real); !ok {
+		return nil, &tool.Error{Code: tool.CodeDenied, Message: why,
+			Hint: "search another path; a person can read it with their own tools"}
 	}
 	if t.isFile && !fi.Mode().IsRegular() {
 		kind := fsutil.SpecialKind(fi.Mode())

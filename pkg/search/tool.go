@@ -55,6 +55,7 @@ func data() templateData {
 func GrepTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: GrepName, Mode: tool.Parallel, Timeout: Timeout,
+		Positional:  []string{"pattern", "path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Aliases:     grepAliases,
 		Description: grepDescription, Schema: grepSchema, Data: data(),
@@ -73,7 +74,8 @@ func GrepTool() *tool.Tool {
 }
 
 // grepAliases are the parameter names of Claude Code's Grep tool, which
-// models were trained on, mapped onto grep's own.
+// models were trained on, and ripgrep's letters, mapped onto grep's own.
+// The letters are also the command's short flags (mcode grep -rn).
 var grepAliases = map[string]tool.Alias{
 	"output_mode": {Param: "mode", Values: map[string]any{"files_with_matches": ModeFiles, "content": ModeContent, "count": ModeCount}},
 	"head_limit":  {Param: "limit"},
@@ -82,12 +84,31 @@ var grepAliases = map[string]tool.Alias{
 	"-A":          {Param: "after_context"},
 	"-B":          {Param: "before_context"},
 	"-n":          {Param: "line_number"},
+	"-F":          {Param: "fixed_strings"},
+	"-U":          {Param: "multiline"},
+	"-w":          {Param: "word_regexp"},
+	"-l":          {Param: "files_with_matches"},
+	"-c":          {Param: "count"},
+	"-t":          {Param: "type"},
+	"-v":          {Param: "invert_match"},
+	"-m":          {Param: "max_count"},
+	"-q":          {Param: "quiet"},
+	"-r":          {Param: "recursive"},
+	"-R":          {Param: "recursive"},
+}
+
+// globAliases are fd's letters for glob's parameters.
+var globAliases = map[string]tool.Alias{
+	"-t": {Param: "type"},
+	"-e": {Param: "extension"},
 }
 
 // GlobTool is glob's registry entry.
 func GlobTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: GlobName, Mode: tool.Parallel, Timeout: Timeout,
+		Aliases:     globAliases,
+		Positional:  []string{"pattern", "path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: globDescription, Schema: globSchema, Data: data(),
 	}, func(ctx context.Context, env *tool.Env, p GlobParams) (*tool.Response, error) {

@@ -117,3 +117,17 @@ func Globs() []string {
 	}
 	return out
 }
+
+// HomeSecrets are the files and folders under a home folder that hold
+// credentials: the sandbox hides them from the commands it confines,
+// where the kernel can express it (docs/sandbox.md). Each is a path
+// relative to the home folder, slash-separated. ~/.npmrc is not on it:
+// npm reads it on every run, and cannot run without it.
+var HomeSecrets = []string{
+	".ssh", ".aws", ".gnupg", ".azure", ".kube",
+	".config/gh", ".config/gcloud", ".config/hub", ".config/op",
+	".docker/config.json", ".netrc", ".git-credentials", ".pgpass",
+	".vault-token", ".terraformrc", ".terraform.d/credentials.tfrc.json",
+	".password-store", ".local/share/keyrings", ".pypirc",
+	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+}

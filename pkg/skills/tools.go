@@ -94,6 +94,7 @@ func ListTool() *tool.Tool {
 func LoadTool(read ReadFunc) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: LoadName, Mode: tool.Parallel, Timeout: Timeout,
+		Positional: []string{"name", "file"},
 		// Claude Code's Skill tool takes skill; the seed's load_skill
 		// takes skillName and filePath.
 		Aliases:     map[string]tool.Alias{"skill": {Param: "name"}, "skillName": {Param: "name"}, "filePath": {Param: "file"}, "file_path": {Param: "file"}},

@@ -57,6 +57,28 @@ func StripLineNumbers(s string) string {
 	return b.String()
 }
 
+// AnyLineNumbered reports whether some line of s carries a read-style
+// prefix.
+func AnyLineNumbered(s string) bool {
+	for line := range strings.Lines(s) {
+		if readPrefixLen(line, true) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// StripArrowNumbers removes read's "N→" prefix (not a tab one) from each
+// line of s that has one.
+func StripArrowNumbers(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for line := range strings.Lines(s) {
+		b.WriteString(line[readPrefixLen(line, false):])
+	}
+	return b.String()
+}
+
 // PastedReadOutput reports whether s looks like read's output pasted as
 // it is: every line carries a "N→" prefix and the numbers run on one by
 // one, as read numbers lines. (Text of one's own rarely does both.)

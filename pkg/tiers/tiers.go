@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,6 +72,26 @@ func Enabled(env *tool.Env) []string {
 		return nil
 	}
 	return st.Tools
+}
+
+// Listed says whether a session sees a tool whole: every core tool, and
+// an extension-tier tool once the session has enabled it. Until then an
+// extension tool is one line of tools list's catalogue, and a call of it
+// is refused (Permit). This is the extension-tier rule; everything else
+// asks here.
+func Listed(env *tool.Env, t *tool.Tool) bool {
+	return t.Tier != tool.Extension || IsEnabled(env, t.Name)
+}
+
+// Permit refuses the call of an extension-tier tool the session has not
+// enabled, naming the call that enables it.
+func Permit(env *tool.Env, t *tool.Tool) error {
+	if Listed(env, t) {
+		return nil
+	}
+	return &tool.Error{Code: tool.CodeDenied,
+		Message: fmt.Sprintf("%s is an extension-tier tool and is not enabled in this session", t.Name),
+		Hint:    fmt.Sprintf("enable it first: mcode call enable_tool --args '{\"name\": \"%s\"}'", t.Name)}
 }
 
 // IsEnabled says whether the session enabled name.

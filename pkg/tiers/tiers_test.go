@@ -1,8 +1,10 @@
 package tiers
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -10,7 +12,10 @@ import (
 )
 
 func env(t *testing.T, session string) *tool.Env {
-	home := t.TempDir()
+	return envFor(t.TempDir(), session)
+}
+
+func envFor(home, session string) *tool.Env {
 	return &tool.Env{Root: "/work", DataDir: home, Getenv: func(k string) string {
 		if k == SessionVar {
 			return session
@@ -46,5 +51,34 @@ func TestEnablePerSessionAndConcurrent(t *testing.T) {
 	noSession.Getenv = func(string) string { return "" }
 	if Session(&noSession) != "root:/work" {
 		t.Fatalf("session without MCODE_SESSION = %q", Session(&noSession))
+	}
+}
+
+// TestListedAndPermit: the extension-tier rule — a core tool is always
+// listed and callable; an extension tool is a catalogue line and refused
+// (denied, naming enable_tool) until the session enables it.
+func TestListedAndPermit(t *testing.T) {
+	home := t.TempDir()
+	env := envFor(home, "s1")
+	run := func(ctx context.Context, env *tool.Env, p struct{}) (*tool.Response, error) {
+		return &tool.Response{}, nil
+	}
+	core := tool.New(tool.Spec{Name: "core_tool", Tier: tool.Core, Description: "c", Schema: `{"type":"object"}`}, run)
+	ext := tool.New(tool.Spec{Name: "srv__ext", Tier: tool.Extension, Description: "e", Schema: `{"type":"object"}`}, run)
+	if !Listed(env, core) || Permit(env, core) != nil {
+		t.Error("a core tool must be listed and callable")
+	}
+	err := Permit(env, ext)
+	if Listed(env, ext) || tool.AsError(err) == nil || tool.AsError(err).Code != tool.CodeDenied || !strings.Contains(err.Error(), "enable_tool") {
+		t.Errorf("an extension tool not enabled: listed %v, permit %v", Listed(env, ext), err)
+	}
+	if _, err := Enable(env, "srv__ext"); err != nil {
+		t.Fatal(err)
+	}
+	if !Listed(env, ext) || Permit(env, ext) != nil {
+		t.Error("an enabled extension tool must be listed and callable")
+	}
+	if other := envFor(home, "s2"); Listed(other, ext) {
+		t.Error("enabling is per session")
 	}
 }

@@ -3,6 +3,7 @@ package tool
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code is a stable, snake_case error code that scripts branch on.
@@ -93,6 +94,10 @@ type Error struct {
 	// Exit overrides the exit status derived from Code (bash passes the
 	// command's own status through).
 	Exit int `json:"-"`
+	// BadArgs marks a usage error of arguments that do not fit the tool's
+	// schema (an unknown, missing or mistyped field): a command line
+	// answers it with the tool's one-line usage.
+	BadArgs bool `json:"-"`
 }
 
 func (e *Error) Error() string {
@@ -136,4 +141,36 @@ func AsError(err error) *Error {
 		Message: err.Error(),
 		Hint:    "this is a fault in mcode itself; please report it with the command that caused it",
 	}
+}
+
+// ExitInfo is one exit status as the guides list it: what it means and
+// what to do about it.
+type ExitInfo struct {
+	Code int
+	// Short names it in a line of help; Meaning says it in full.
+	Short, Meaning, Next string
+}
+
+// ExitCodes is the one table of mcode's exit statuses: the skill's
+// table, mcode --help, mcode bash --help and the docs (checked by a
+// test) all come from it.
+var ExitCodes = []ExitInfo{
+	{ExitOK, "ok", "ok", "read `output`"},
+	{ExitFailure, "tool failure", "the tool failed (`error.code` says how)", "follow `error.hint`"},
+	{ExitUsage, "usage", "usage: a wrong flag, argument or parameter", "fix the call; the hint gives the usage line"},
+	{ExitApprovalRequired, "approval required", "approval required", "ask a person (see Approvals)"},
+	{ExitDenied, "denied", "denied by a rule, the agent profile or the role", "do it another way"},
+	{ExitBackgrounded, "moved to the background (mcode bash)", "`mcode bash`: the command still runs, moved to the background (`result.task_id`)", "`mcode task wait ID` or `mcode task output ID`"},
+	{ExitTimeout, "timeout", "timed out", "raise `--timeout`, narrow the call, or run it in the background"},
+	{ExitInterrupted, "interrupted", "interrupted by a signal", "run it again if still needed"},
+}
+
+// ExitCodesLine lists the exit statuses on one line, for help texts:
+// "0 ok, 1 the tool failed, …".
+func ExitCodesLine() string {
+	parts := make([]string, len(ExitCodes))
+	for i, e := range ExitCodes {
+		parts[i] = fmt.Sprintf("%d %s", e.Code, e.Short)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -136,10 +136,20 @@ type Spec struct {
 	Timeout    time.Duration // default per-call limit; 0 means none
 	Facts      Facts
 	// Aliases are other names callers use for parameters (see Alias).
+	// An alias written as a dash and one letter ("-i") is also the short
+	// form of the parameter's flag on the command line.
 	Aliases map[string]Alias
+	// Positional names the parameters a command line gives in order
+	// without a flag (mcode read PATH); the last one takes every further
+	// word when it is a list. The first is the call's main parameter
+	// (guard check TOOL VALUE fills it).
+	Positional []string
 	// Paths names the paths a call touches, for the path policy; nil for
 	// a tool that touches none (PathParams covers the usual case).
 	Paths func(args json.RawMessage) []PathUse
+	// Escalation, when set, says why a call needs a person's approval
+	// whatever the rules (see EscalationFunc).
+	Escalation EscalationFunc
 	// URLParam names the parameter that holds the URL a call fetches:
 	// the guard's rules match it as written and as it will be fetched.
 	URLParam    string
@@ -176,6 +186,7 @@ type Tool struct {
 	outputSchema json.RawMessage
 	params       any // a zero value of the Params type, for Check
 	run          ExecFunc
+	escalation   EscalationFunc
 
 	schemaOnce sync.Once
 	schema     json.RawMessage
@@ -185,6 +196,14 @@ type Tool struct {
 	descOnce    sync.Once
 	description string
 	descErr     error
+
+	paramsOnce sync.Once
+	paramList  []Param
+	paramsErr  error
+
+	givenOnce sync.Once
+	given     *validator
+	givenErr  error
 }
 
 // New builds a built-in tool whose parameters decode into P.
@@ -198,9 +217,10 @@ func New[P any](spec Spec, run RunFunc[P]) *Tool {
 	var zero P
 	return &Tool{
 		Name: spec.Name, OtherNames: spec.OtherNames, Mode: spec.Mode, Tier: spec.Tier, Source: Builtin, Timeout: spec.Timeout,
-		Facts:  spec.Facts,
-		spec:   spec,
-		params: zero,
+		Facts:      spec.Facts,
+		spec:       spec,
+		params:     zero,
+		escalation: spec.Escalation,
 		run: func(ctx context.Context, env *Env, args json.RawMessage) (*Response, error) {
 			var p P
 			if err := decodeParams(args, &p); err != nil {
@@ -225,7 +245,12 @@ type External struct {
 	Source       Source
 	Facts        Facts
 	Timeout      time.Duration
-	Untrusted    *Untrusted
+	// Aliases are other names the tool takes for its parameters, as its
+	// server publishes them (mcode's own tools over mcp serve).
+	Aliases   map[string]Alias
+	Untrusted *Untrusted
+	// Escalation: see Spec.Escalation.
+	Escalation EscalationFunc
 }
 
 // NewExternal builds a tool from a plain definition. run gets the
@@ -256,8 +281,8 @@ func NewExternal(def External, run ExecFunc) (*Tool, error) {
 	}
 	return &Tool{
 		Name: def.Name, Mode: def.Mode, Tier: def.Tier, Source: def.Source, Timeout: def.Timeout, Facts: def.Facts,
-		Untrusted: def.Untrusted,
-		external:  true, outputSchema: bytes.TrimSpace(def.OutputSchema),
+		Untrusted: def.Untrusted, spec: Spec{Aliases: def.Aliases},
+		external: true, outputSchema: bytes.TrimSpace(def.OutputSchema), escalation: def.Escalation,
 		schema: json.RawMessage(schema), description: strings.TrimSpace(def.Description),
 		run: run,
 	}, nil
@@ -373,6 +398,9 @@ type Definition struct {
 	// Trust is "untrusted" for a tool whose definition waits for a
 	// person's trust (Tool.Untrusted); else empty.
 	Trust string `json:"trust,omitempty"`
+	// Aliases are the other names the tool takes for its parameters
+	// (shown as MCP _meta, not in mcode's own listing).
+	Aliases map[string]Alias `json:"-"`
 }
 
 // Definition renders the tool's description and schema.
@@ -385,7 +413,7 @@ func (t *Tool) Definition() (Definition, error) {
 	}
 	d := Definition{
 		Name: t.Name, Description: t.description, InputSchema: t.schema, OutputSchema: t.outputSchema,
-		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts,
+		Mode: t.Mode, Tier: t.Tier, Source: t.Source, Facts: t.Facts, Aliases: t.spec.Aliases,
 	}
 	if t.Untrusted != nil {
 		d.Trust = "untrusted"
@@ -404,6 +432,10 @@ func (t *Tool) Validate(args json.RawMessage) error {
 	var u *unknownFieldError
 	if errors.As(err, &u) {
 		return t.unknownField(u.field, u.known)
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		te.BadArgs = true
 	}
 	return err
 }

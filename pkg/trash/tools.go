@@ -93,6 +93,9 @@ type RemoveResult struct {
 func RmTool(asker func() Asker) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: RmName, Mode: tool.Sequential, Timeout: Timeout,
+		// rm's own letters, on the command line and in arguments alike.
+		Aliases:     map[string]tool.Alias{"-f": {Param: "force"}, "-r": {Param: "recursive"}, "-R": {Param: "recursive"}, "-d": {Param: "dir"}, "-i": {Param: "interactive"}},
+		Positional:  []string{"paths"},
 		Facts:       tool.Facts{Destructive: true},
 		Paths:       tool.PathParams(tool.PathParam{Field: "paths", Delete: true}),
 		Description: rmDescription, Schema: rmSchema, Data: specData,
@@ -118,6 +121,7 @@ func RmTool(asker func() Asker) *tool.Tool {
 func PutTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: PutName, Mode: tool.Sequential, Timeout: Timeout,
+		Positional:  []string{"paths"},
 		Facts:       tool.Facts{Destructive: true},
 		Paths:       tool.PathParams(tool.PathParam{Field: "paths", Delete: true}),
 		Description: putDescription, Schema: putSchema, Data: specData,
@@ -240,6 +244,7 @@ type ListResult struct {
 func ListTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: ListName, Mode: tool.Parallel, Timeout: ListTimeout,
+		Positional:  []string{"path"},
 		Facts:       tool.Facts{ReadOnly: true, Idempotent: true},
 		Description: listDescription, Schema: listSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p ListParams) (*tool.Response, error) {
@@ -395,6 +400,10 @@ type Restored struct {
 	// Older counts other entries of the same original path left in the
 	// trash (restore by path takes the newest).
 	Older int `json:"older"`
+	// Inside is the path within the trashed folder Entry that was
+	// restored alone (the rest of the folder stays in the trash); empty
+	// when the whole entry was.
+	Inside string `json:"inside,omitempty"`
 }
 
 // RestoreResult is trash_restore's answer.
@@ -406,7 +415,12 @@ type RestoreResult struct {
 func RestoreTool() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name: RestoreName, Mode: tool.Sequential, Timeout: Timeout,
-		Facts:       tool.Facts{},
+		Positional: []string{"targets"},
+		Facts:      tool.Facts{},
+		// Where it restores to: the folder given, or the original path a
+		// target names (an id names none the guard can see; restore checks
+		// the place it writes when it knows it).
+		Paths:       tool.PathParams(tool.PathParam{Field: "to", Write: true}, tool.PathParam{Field: "targets", Write: true}),
 		Description: restoreDescription, Schema: restoreSchema, Data: specData,
 	}, func(ctx context.Context, env *tool.Env, p RestoreParams) (*tool.Response, error) {
 		can := New(env)
@@ -420,6 +434,21 @@ func RestoreTool() *tool.Tool {
 		for _, target := range p.Targets {
 			e, older, terr := Find(entries, target, env.Abs)
 			if terr != nil {
+				// A path inside a trashed folder comes back alone.
+				if folder, rel, ok := FindInside(entries, target, env.Abs); ok {
+					r, err := restoreInside(ctx, can, env, folder, rel, target, p)
+					if err != nil {
+						resp.Output = b.String()
+						return resp, err
+					}
+					res.Restored = append(res.Restored, *r)
+					fmt.Fprintf(&b, "restored %s from trashed folder %s (id %s) to %s; the rest of the folder stays in the trash\n",
+						lineSafe(rel), lineSafe(folder.OriginalPath), lineSafe(folder.ID), lineSafe(r.RestoredTo))
+					if r.Replaced != nil {
+						fmt.Fprintf(&b, "  what was there is in the trash as id %s\n", lineSafe(r.Replaced.ID))
+					}
+					continue
+				}
 				resp.Output = b.String()
 				return resp, terr
 			}
@@ -445,6 +474,42 @@ func RestoreTool() *tool.Tool {
 		resp.Output = b.String()
 		return resp, nil
 	})
+}
+
+// restoreInside restores the file rel of the trashed folder e, to where
+// it was (the folder's original path joined with rel) or into p.To.
+func restoreInside(ctx context.Context, can *Can, env *tool.Env, e *Entry, rel, target string, p RestoreParams) (*Restored, error) {
+	dest := filepath.Join(e.original, filepath.FromSlash(rel))
+	if p.To != "" {
+		dest = filepath.Join(env.Abs(p.To), filepath.Base(filepath.FromSlash(rel)))
+	}
+	replaced, err := can.RestoreInside(ctx, e, rel, dest, p.Force)
+	if errors.Is(err, fs.ErrNotExist) && replaced == nil {
+		return nil, &tool.Error{Code: tool.CodeNotFound,
+			Message: fmt.Sprintf("%s was inside %s, which is in the trash (id %s), but the trashed folder has no %s", lineSafe(target), lineSafe(e.OriginalPath), lineSafe(e.ID), lineSafe(rel)),
+			Hint:    fmt.Sprintf("restore the whole folder with `mcode trash restore %s`, or list it with `mcode bash 'ls -R %s'`", lineSafe(e.ID), fsutil.ShellQuote(e.TrashedPath()))}
+	}
+	if err != nil {
+		return nil, restoreError(e, dest, err)
+	}
+	return &Restored{Target: target, Entry: e, RestoredTo: fsutil.DisplayPath(dest), Replaced: replaced, Inside: rel}, nil
+}
+
+// FindInside finds the newest trashed folder whose original path holds
+// target, and target's path below it (slash-separated).
+func FindInside(entries []*Entry, target string, abs func(string) string) (*Entry, string, bool) {
+	path := filepath.Clean(abs(target))
+	for _, e := range entries { // newest first
+		if e.Kind != "directory" {
+			continue
+		}
+		for _, orig := range []string{e.original, e.OriginalPath} {
+			if rel, err := filepath.Rel(orig, path); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return e, filepath.ToSlash(rel), true
+			}
+		}
+	}
+	return nil, "", false
 }
 
 // countEntries counts entries in words: "1 entry", "3 older entries".

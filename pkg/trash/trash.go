@@ -655,6 +655,39 @@ func (c *Can) Restore(ctx context.Context, e *Entry, dest string, force bool) (r
 	if err != nil {
 		return nil, err
 	}
+	if replaced, err = c.moveOut(ctx, src, dest, force); err != nil {
+		return replaced, err
+	}
+	if err := os.Remove(e.dir.info(e.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return replaced, err
+	}
+	if srcInfo.IsDir() && e.dir.Layout == FreeDesktop {
+		_ = updateDirSizes(e.dir.Path, func(m map[string]dirSize) { delete(m, e.name) })
+	}
+	return replaced, nil
+}
+
+// RestoreInside restores one path from inside a trashed folder (rel,
+// slash-separated below it) to dest; the rest of the folder stays in the
+// trash, its recorded size forgotten so that the next listing measures
+// it again.
+func (c *Can) RestoreInside(ctx context.Context, e *Entry, rel, dest string, force bool) (replaced *Entry, err error) {
+	src := filepath.Join(e.TrashedPath(), filepath.FromSlash(rel))
+	if _, err := os.Lstat(src); err != nil {
+		return nil, err
+	}
+	if replaced, err = c.moveOut(ctx, src, dest, force); err != nil {
+		return replaced, err
+	}
+	if e.dir.Layout == FreeDesktop {
+		_ = updateDirSizes(e.dir.Path, func(m map[string]dirSize) { delete(m, e.name) })
+	}
+	return replaced, nil
+}
+
+// moveOut moves src out of the trash to dest, refusing to replace what
+// is there unless force (which trashes it first).
+func (c *Can) moveOut(ctx context.Context, src, dest string, force bool) (replaced *Entry, err error) {
 	if _, err := os.Lstat(dest); err == nil {
 		if !force {
 			return nil, ErrExists
@@ -677,12 +710,6 @@ func (c *Can) Restore(ctx context.Context, e *Entry, dest string, force bool) (r
 		if err := removeTree(src); err != nil {
 			return replaced, fmt.Errorf("restored a copy to %s but could not remove the trashed one: %w", dest, err)
 		}
-	}
-	if err := os.Remove(e.dir.info(e.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return replaced, err
-	}
-	if srcInfo.IsDir() && e.dir.Layout == FreeDesktop {
-		_ = updateDirSizes(e.dir.Path, func(m map[string]dirSize) { delete(m, e.name) })
 	}
 	return replaced, nil
 }

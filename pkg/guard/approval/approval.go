@@ -45,6 +45,9 @@ const (
 	Denied  Status = "denied"
 	Used    Status = "used"
 	Expired Status = "expired" // shown, never stored
+	// Forged: shown for a decided record without the person's seal (a
+	// command wrote it); it counts for nothing.
+	Forged Status = "forged"
 )
 
 // Kinds of approval.
@@ -184,7 +187,12 @@ func (s *Store) write(r *Record) error {
 
 // shown is the record as a person sees it now: a lapsed one is expired.
 func (s *Store) shown(r *Record) *Record {
-	if (r.Status == Pending || r.Status == Granted) && s.Now().After(r.Expires) {
+	switch {
+	case r.Status != Pending && !s.sealed(r):
+		c := *r
+		c.Status = Forged
+		return &c
+	case (r.Status == Pending || r.Status == Granted) && !r.Expires.IsZero() && s.Now().After(r.Expires):
 		c := *r
 		c.Status = Expired
 		return &c

@@ -24,6 +24,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/guard/redact"
 	"github.com/mcode-dev/mcode/pkg/proctree"
+	"github.com/mcode-dev/mcode/pkg/spawn"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -277,6 +278,18 @@ func (hs *Hooks) run(ctx context.Context, h hook, c *dispatch.Call, m message) (
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr limited
 	stdout.max, stderr.max = MaxAnswerBytes, 4096
+	// The same environment policy and sandbox as bash's commands; a hook
+	// that cannot be confined here does not run, and so blocks (a person
+	// who wants it unconfined sets sandbox.mode).
+	settings := spawn.Settings{}
+	if c.Env != nil {
+		settings = spawn.SettingsOf(c.Env)
+		cmd.Dir = c.Env.Root // relative hook paths name files of the workspace
+	}
+	run := settings.Prepare(hs.environ())
+	if run.Unenforceable != "" {
+		return nil, blocked(h, "it cannot run confined here (%s)", run.Unenforceable)
+	}
 	// Pipes of its own, not exec's: Wait must return when the hook
 	// exits, not when every process it left behind closes its output.
 	outR, outW, err := os.Pipe()
@@ -293,11 +306,8 @@ func (hs *Hooks) run(ctx context.Context, h hook, c *dispatch.Call, m message) (
 	// Every process of the hook carries a marker, so that one which left
 	// its group (setsid) is found and stopped with it.
 	marker := JobVar + "=" + fsutil.RandomHex(8)
-	cmd.Env = append(hs.environ(), marker)
-	if c.Env != nil {
-		cmd.Dir = c.Env.Root // relative hook paths name files of the workspace
-	}
-	err = proctree.StartGroup(cmd)
+	cmd.Env = append(run.Env, marker)
+	_, release, err := run.Start(cmd, proctree.StartGroup)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -305,6 +315,7 @@ func (hs *Hooks) run(ctx context.Context, h hook, c *dispatch.Call, m message) (
 		errR.Close()
 		return nil, blocked(h, "cannot start it: %v", err)
 	}
+	defer release() // once Wait has returned: every way out waits for done
 	pid := cmd.Process.Pid
 	var since uint64
 	if p, ok := proctree.Read(pid); ok {

@@ -14,8 +14,9 @@ import (
 // Programs that fetch from the network.
 var downloaders = lazySet("curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request")
 
-// dangerous records the known dangerous forms of one simple command.
-func (a *analyzer) dangerous(c Command, opts Options) {
+// dangerous records the known dangerous forms of one simple command;
+// fromStdin: xargs adds operands read at run time.
+func (a *analyzer) dangerous(c Command, opts Options, fromStdin bool) {
 	w := c.Words
 	if len(w) == 0 {
 		return
@@ -23,17 +24,8 @@ func (a *analyzer) dangerous(c Command, opts Options) {
 	name := c.Name()
 	switch {
 	case name == "rm":
-		recursive, noPreserve := false, false
-		for _, t := range operands(w[1:], func(opt string) {
-			switch {
-			case opt == "--recursive":
-				recursive = true
-			case opt == "--no-preserve-root":
-				noPreserve = true
-			case !strings.HasPrefix(opt, "--") && strings.ContainsAny(opt, "rR"):
-				recursive = true
-			}
-		}) {
+		recursive, noPreserve, targets := rmOptions(w)
+		for _, t := range targets {
 			if recursive && rootish(t, opts) {
 				a.danger("rm_root", "rm -r of "+t+" deletes a whole system or home folder", c)
 				return
@@ -42,9 +34,20 @@ func (a *analyzer) dangerous(c Command, opts Options) {
 		if noPreserve {
 			a.danger("rm_root", "rm --no-preserve-root lets rm delete /", c)
 		}
+		if recursive && fromStdin {
+			a.danger("xargs_rm", "xargs rm -r deletes whatever folders arrive on its input, with no list to check first", c)
+		}
 	case name == "find":
 		if slices.Contains(w[1:], "-delete") {
 			a.danger("find_delete", "find -delete removes every file it matches, with no list to check first", c)
+			return
+		}
+		for _, ex := range findExecs(w) {
+			inner, _ := unwrapAll(plainArgv(w[ex.start:ex.end]))
+			if len(inner.words) > 0 && path.Base(inner.words[0]) == "rm" {
+				a.danger("find_delete", "find "+ex.action+" rm removes every file it matches, with no list to check first", c)
+				return
+			}
 		}
 	case strings.HasPrefix(name, "mkfs") || name == "mke2fs" || name == "mkswap" || name == "wipefs":
 		a.danger("mkfs", name+" erases the file system of a device", c)
@@ -82,6 +85,22 @@ func (a *analyzer) dangerous(c Command, opts Options) {
 	}
 }
 
+// rmOptions reads rm's words: -r (any spelling), --no-preserve-root,
+// and the operands.
+func rmOptions(w []string) (recursive, noPreserve bool, targets []string) {
+	targets = operands(w[1:], func(opt string) {
+		switch {
+		case opt == "--recursive":
+			recursive = true
+		case opt == "--no-preserve-root":
+			noPreserve = true
+		case !strings.HasPrefix(opt, "--") && strings.ContainsAny(opt, "rR"):
+			recursive = true
+		}
+	})
+	return recursive, noPreserve, targets
+}
+
 // operands are the words that are not options (up to --, after which
 // all are); each option is passed to opt.
 func operands(words []string, opt func(string)) []string {
@@ -113,6 +132,17 @@ func rootish(t string, opts Options) bool {
 			}
 			t = home + rest
 			break
+		}
+	}
+	if user, rest, ok := strings.Cut(strings.TrimPrefix(t, "~"), "/"); strings.HasPrefix(t, "~") && user != "" {
+		// ~NAME is NAME's home folder, ~+ the working one, ~- the one before.
+		switch {
+		case user == "+":
+			t = "./" + rest
+		case ok && strings.Trim(rest, "/*.") != "":
+			return false
+		default:
+			return true
 		}
 	}
 	if dynamicRoot().MatchString(t) {
@@ -280,9 +310,9 @@ func hasDownload(s *scope, n syntax.Node) bool {
 	found := false
 	syntax.Walk(n, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			words, _ := s.words(c.Args)
-			inner, _ := unwrapAll(words)
-			if len(inner) > 0 && downloaders()[path.Base(inner[0])] {
+			words, static := s.words(c.Args)
+			inner, _ := unwrapAll(argv{words: words, static: static})
+			if len(inner.words) > 0 && downloaders()[path.Base(inner.words[0])] {
 				found = true
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -82,12 +83,22 @@ type Options struct {
 func Analyze(src string, opts Options) *Analysis {
 	a := &analyzer{opts: opts, out: &Analysis{}}
 	a.script(src, nil, 0)
+	a.settle()
 	return a.out
 }
 
 type analyzer struct {
 	opts Options
 	out  *Analysis
+	// hashed are the programs hash -p gave a name: NAME → PATH.
+	hashed map[string]string
+	// code are the strings that hold code but are not judged as a
+	// script (followed lists those that are); evaluator names the first
+	// construct that evaluates a string at run time (settle).
+	code      []string
+	codeSeen  map[string]bool
+	followed  map[string]bool
+	evaluator string
 }
 
 func (a *analyzer) unjudgeable(format string, args ...any) {
@@ -111,6 +122,7 @@ func (a *analyzer) script(src string, via []string, depth int) {
 		a.unjudgeable("scripts nest more than %d deep", MaxDepth)
 		return
 	}
+	a.follows(src)
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		if a.out.ParseError == "" {
@@ -118,7 +130,7 @@ func (a *analyzer) script(src string, via []string, depth int) {
 		}
 		return
 	}
-	s := &scope{a: a, src: src, via: via, depth: depth, funcs: map[string]*syntax.FuncDecl{}}
+	s := &scope{a: a, src: src, via: via, depth: depth}
 	syntax.Walk(f, s.visit)
 }
 
@@ -128,7 +140,6 @@ type scope struct {
 	src   string
 	via   []string
 	depth int
-	funcs map[string]*syntax.FuncDecl
 }
 
 func (s *scope) text(n syntax.Node) string {
@@ -153,12 +164,32 @@ func (s *scope) visit(n syntax.Node) bool {
 			words = append(words, s.text(as))
 		}
 		s.a.emit(newCommand(words, false, s.via))
-	case *syntax.FuncDecl:
-		if n.Name != nil {
-			s.funcs[n.Name.Value] = n
-			if forkBomb(n) {
-				s.a.danger("fork_bomb", "a function that starts copies of itself without end exhausts the process table", Command{Text: s.text(n)})
+		s.decl(n)
+	case *syntax.Assign:
+		s.assign(n)
+	case *syntax.WordIter:
+		for _, w := range n.Items {
+			if lit, ok := s.literal(w); ok {
+				s.a.noteCode(lit, false)
 			}
+		}
+	case *syntax.ArithmCmd:
+		s.arithm(n.X, "(( … ))")
+	case *syntax.ArithmExp:
+		s.arithm(n.X, "$(( … ))")
+	case *syntax.CStyleLoop:
+		s.arithm(n.Init, "for (( … ))")
+		s.arithm(n.Cond, "for (( … ))")
+		s.arithm(n.Post, "for (( … ))")
+	case *syntax.LetClause:
+		s.let(n)
+	case *syntax.ParamExp:
+		s.paramExp(n)
+	case *syntax.TestClause:
+		s.test(n)
+	case *syntax.FuncDecl:
+		if n.Name != nil && forkBomb(n) {
+			s.a.danger("fork_bomb", "a function that starts copies of itself without end exhausts the process table", Command{Text: s.text(n)})
 		}
 	case *syntax.BinaryCmd:
 		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
@@ -168,8 +199,9 @@ func (s *scope) visit(n syntax.Node) bool {
 	return true
 }
 
-// stmt looks at a statement's redirections: writes to disks, and a
-// here-document or here-string fed to a shell (its body is a script).
+// stmt looks at a statement's redirections: writes to disks, strings
+// that hold code, and a here-document or here-string fed to a shell (its
+// body is a script).
 func (s *scope) stmt(st *syntax.Stmt) {
 	for _, r := range st.Redirs {
 		switch r.Op {
@@ -177,36 +209,126 @@ func (s *scope) stmt(st *syntax.Stmt) {
 			if w, ok := s.literal(r.Word); ok && isDisk(w) {
 				s.a.danger("disk_write", "writing to a disk device destroys its file systems", Command{Text: s.text(st)})
 			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			if body, static := s.hereDoc(r); static {
+				s.a.noteCode(body, false)
+			}
+		case syntax.WordHdoc:
+			if body, ok := s.literal(r.Word); ok {
+				s.a.noteCode(body, false)
+			}
 		}
 	}
 	call, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 {
 		return
 	}
-	words, _ := s.words(call.Args)
-	inner, via := unwrapAll(words)
-	if len(inner) == 0 || !isSink(path.Base(inner[0])) || !readsStdin(inner) {
+	words, static := s.words(call.Args)
+	inner, via := unwrapAll(argv{words: words, static: static})
+	if len(inner.words) == 0 || !isSink(path.Base(inner.words[0])) {
 		return
 	}
+	fd, ok := scriptFD(inner.words)
+	if !ok {
+		return
+	}
+	name := path.Base(inner.words[0])
+	bash := !interpreters()[name] // an interpreter's script is no bash: only its source is judged
+	fed := false
 	for _, r := range st.Redirs {
-		switch r.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			if r.Hdoc != nil {
-				s.a.script(hereDocBody(s.text(r.Hdoc), r.Word), appendVia(s.via, append(via, path.Base(inner[0])+" <<here-document")...), s.depth+1)
+		if redirFD(r) != fd {
+			continue
+		}
+		fed = true
+		switch {
+		case r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut:
+			if hasDownload(s, r.Word) {
+				s.a.danger("download_to_shell", "a shell runs a script fetched from the network", Command{Text: s.text(st)})
 			}
-		case syntax.WordHdoc:
+		case !bash:
+		case r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc:
+			body, static := s.hereDoc(r)
+			if !static {
+				s.a.unjudgeable("a here-document fed to %s is built at run time (what it expands first becomes the script): %s", name, s.text(st))
+			}
+			s.a.script(body, appendVia(s.via, append(via, name+" <<here-document")...), s.depth+1)
+		case r.Op == syntax.WordHdoc:
 			body, ok := s.literal(r.Word)
 			if !ok {
 				s.a.unjudgeable("a shell reads a here-string built at run time: %s", s.text(st))
 				body = s.text(r.Word)
 			}
-			s.a.script(body, appendVia(s.via, append(via, path.Base(inner[0])+" <<<")...), s.depth+1)
-		case syntax.RdrIn:
-			if hasDownload(s, r.Word) {
-				s.a.danger("download_to_shell", "a shell runs a script fetched from the network", Command{Text: s.text(st)})
+			s.a.script(body, appendVia(s.via, append(via, name+" <<<")...), s.depth+1)
+		default: // <&N: a copy of a descriptor opened elsewhere
+			s.a.unjudgeable("%s reads its script from a file descriptor opened elsewhere: %s", name, s.text(st))
+		}
+	}
+	switch {
+	case fed || !bash:
+	case fd != 0:
+		s.a.unjudgeable("%s reads its script from file descriptor %d, opened elsewhere: %s", name, fd, s.text(st))
+	case s.depth > 0 && !interpreters()[name]:
+		// Inside bash -c, eval, a here-document…: stdin is the outer
+		// command's, which may be the script.
+		s.a.unjudgeable("%s reads its script from the input it inherits: %s", name, s.text(st))
+	}
+}
+
+// redirFD is the file descriptor a redirection sets up.
+func redirFD(r *syntax.Redirect) int {
+	if r.N != nil {
+		if n, err := strconv.Atoi(r.N.Value); err == nil {
+			return n
+		}
+		return -1
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return 0
+	}
+	return 1
+}
+
+// hereDoc is a here-document's text as the command reads it: quoted
+// (<<'EOF') it is as written; unquoted, bash first removes the
+// backslashes before $ ` \ and newline and runs its expansions, so
+// static is false when it holds any (their source text stands in).
+func (s *scope) hereDoc(r *syntax.Redirect) (body string, static bool) {
+	if r.Hdoc == nil {
+		return "", true
+	}
+	quoted := false
+	if r.Word != nil {
+		for _, p := range r.Word.Parts {
+			if l, ok := p.(*syntax.Lit); !ok || strings.Contains(l.Value, `\`) {
+				quoted = true
 			}
 		}
 	}
+	var b strings.Builder
+	static = true
+	for _, p := range r.Hdoc.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if quoted {
+				b.WriteString(p.Value)
+			} else {
+				b.WriteString(unescapeHereDoc(p.Value))
+			}
+		default:
+			static = false
+			b.WriteString(s.text(p))
+		}
+	}
+	body = b.String()
+	if r.Op == syntax.DashHdoc {
+		lines := strings.Split(body, "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimLeft(l, "\t")
+		}
+		body = strings.Join(lines, "\n")
+	}
+	return body, static
 }
 
 // pipe flags a download piped into a shell, and a shell that reads its
@@ -216,13 +338,16 @@ func (s *scope) pipe(b *syntax.BinaryCmd) {
 	if !ok || len(call.Args) == 0 {
 		return
 	}
-	words, _ := s.words(call.Args)
-	inner, _ := unwrapAll(words)
-	if len(inner) == 0 {
+	words, static := s.words(call.Args)
+	inner, _ := unwrapAll(argv{words: words, static: static})
+	if len(inner.words) == 0 {
 		return
 	}
-	name := path.Base(inner[0])
-	if !isSink(name) || !readsStdin(inner) {
+	name := path.Base(inner.words[0])
+	if !isSink(name) {
+		return
+	}
+	if fd, ok := scriptFD(inner.words); !ok || fd != 0 {
 		return
 	}
 	if hasDownload(s, b.X) {
@@ -239,6 +364,11 @@ func (s *scope) call(c *syntax.CallExpr) {
 	cmd := newCommand(words, dynamic, s.via)
 	cmd.Source = s.text(c)
 	s.a.emit(cmd)
+	for i, w := range words[1:] {
+		if static[i+1] {
+			s.a.noteCode(w, false)
+		}
+	}
 	if dynamic {
 		s.a.unjudgeable("the command name %s is only known at run time", words[0])
 		return
@@ -261,6 +391,24 @@ type argv struct {
 	source string
 }
 
+// plainArgv is words known before anything runs.
+func plainArgv(words []string) argv {
+	v := argv{words: words, static: make([]bool, len(words))}
+	for i := range v.static {
+		v.static[i] = true
+	}
+	return v
+}
+
+// slice is the command a wrapper runs: words[start:end].
+func (v argv) slice(start, end int) argv {
+	out := argv{words: v.words[start:end], static: slices.Clone(v.static[start:end])}
+	if v.download != nil {
+		out.download = v.download[start:end]
+	}
+	return out
+}
+
 // follow judges what a command runs in turn: the command behind a
 // wrapper, the script of bash -c or eval, find's -exec.
 func (s *scope) follow(v argv, via []string, hops int) {
@@ -271,18 +419,29 @@ func (s *scope) follow(v argv, via []string, hops int) {
 	words := v.words
 	cmd := newCommand(words, false, via)
 	cmd.Source = v.source
-	s.a.dangerous(cmd, s.a.opts)
+	s.a.dangerous(cmd, s.a.opts, v.fromStdin)
 	if s.a.selfApproval(cmd) {
 		return
 	}
 	name := cmd.Name()
 	if isSink(name) {
 		for i := 1; i < len(words); i++ {
-			if v.download[i] {
+			if i < len(v.download) && v.download[i] {
 				s.a.danger("download_to_shell", "a shell runs a script fetched from the network", cmd)
 				break
 			}
 		}
+	}
+	if p, ok := s.a.hashed[words[0]]; ok {
+		b := builder{from: v}
+		b.add(p, -1)
+		for i := 1; i < len(words); i++ {
+			b.add(words[i], i)
+		}
+		s.inner(b.out, via, "hash -p "+words[0], hops)
+	}
+	if s.builtin(v, name, via, hops) {
+		return
 	}
 	nested := func(i int, label string) { s.nestedScript(v, i, via, label) }
 	switch {
@@ -308,14 +467,28 @@ func (s *scope) follow(v argv, via []string, hops int) {
 		}
 		return
 	case name == "eval":
-		if len(words) > 1 {
-			joined := argv{words: []string{strings.Join(words[1:], " ")}, static: []bool{!slices.Contains(v.static[1:], false)}}
+		first := 1
+		if len(words) > 1 && words[1] == "--" {
+			first = 2
+		}
+		if len(words) > first {
+			for _, w := range words[first:] {
+				s.a.follows(w)
+			}
+			joined := argv{words: []string{strings.Join(words[first:], " ")}, static: []bool{!slices.Contains(v.static[first:], false)}}
 			s.nestedScript(joined, 0, via, "eval")
 		}
 		return
 	case name == "trap":
-		if len(words) > 2 && !strings.HasPrefix(words[1], "-") {
-			nested(1, "trap")
+		first := 1
+		switch {
+		case len(words) > 1 && words[1] == "--":
+			first = 2
+		case len(words) > 1 && strings.HasPrefix(words[1], "-") && words[1] != "-":
+			return // trap -l, trap -p
+		}
+		if len(words) > first+1 && words[first] != "-" {
+			nested(first, "trap")
 		}
 		return
 	case name == "alias":
@@ -330,39 +503,36 @@ func (s *scope) follow(v argv, via []string, hops int) {
 			s.a.script(strings.Join(rest, " "), appendVia(via, "watch"), s.depth+1)
 		}
 		return
-	case name == "su":
-		for i := 1; i+1 < len(words); i++ {
-			if words[i] == "-c" || words[i] == "--command" {
-				nested(i+1, "su -c")
-			}
-		}
-		return
 	case name == "find":
 		for _, ex := range findExecs(words) {
-			sub := s.sub(v, ex.start, ex.end)
+			sub := v.slice(ex.start, ex.end)
 			sub.dynamicWith("{}")
 			s.inner(sub, via, "find "+ex.action, hops)
 		}
 		return
 	}
-	inner, label, split := unwrap(words)
-	switch {
-	case inner == nil:
+	u, ok := unwrap(v)
+	if !ok {
 		if _, wraps := wrappers()[name]; wraps && v.fromStdin {
 			s.a.unjudgeable("xargs supplies the command %s runs at run time", name)
 		}
-	case split != "": // env -S 'cmd args'
-		s.a.script(split, appendVia(via, label), s.depth+1)
-	case len(inner) > 0:
-		sub := s.sub(v, len(words)-len(inner), len(words))
-		if name == "xargs" {
-			sub.fromStdin = true
-			if r := xargsReplace(words); r != "" {
-				sub.dynamicWith(r)
-			}
-		}
-		s.inner(sub, via, label, hops)
+		return
 	}
+	for _, i := range u.assigns {
+		k, val, _ := strings.Cut(words[i], "=")
+		s.environ(k, val, v.static[i], via)
+	}
+	if len(u.inner.words) == 0 {
+		return
+	}
+	sub := u.inner
+	if name == "xargs" {
+		sub.fromStdin = true
+		if r := xargsReplace(words); r != "" {
+			sub.dynamicWith(r)
+		}
+	}
+	s.inner(sub, via, u.label, hops)
 }
 
 func (s *scope) nestedScript(v argv, i int, via []string, label string) {
@@ -370,11 +540,6 @@ func (s *scope) nestedScript(v argv, i int, via []string, label string) {
 		s.a.unjudgeable("%s runs a script built at run time: %s", label, v.words[i])
 	}
 	s.a.script(v.words[i], appendVia(via, label), s.depth+1)
-}
-
-// sub is the command a wrapper runs: words[start:end].
-func (s *scope) sub(v argv, start, end int) argv {
-	return argv{words: v.words[start:end], static: slices.Clone(v.static[start:end]), download: v.download[start:end]}
 }
 
 // dynamicWith marks the words that hold a placeholder filled at run time
@@ -432,31 +597,4 @@ func (s *scope) words(ws []*syntax.Word) ([]string, []bool) {
 		}
 	}
 	return out, static
-}
-
-// hereDocBody is a here-document's text without its closing delimiter
-// line (the parser's node ends past it).
-func hereDocBody(text string, delim *syntax.Word) string {
-	d := ""
-	if delim != nil {
-		for _, p := range delim.Parts {
-			switch p := p.(type) {
-			case *syntax.Lit:
-				d += p.Value
-			case *syntax.SglQuoted:
-				d += p.Value
-			case *syntax.DblQuoted:
-				for _, q := range p.Parts {
-					if l, ok := q.(*syntax.Lit); ok {
-						d += l.Value
-					}
-				}
-			}
-		}
-	}
-	trimmed := strings.TrimRight(text, "\n")
-	if i := strings.LastIndexByte(trimmed, '\n'); strings.TrimSpace(trimmed[i+1:]) == d {
-		return trimmed[:i+1]
-	}
-	return text
 }

@@ -75,8 +75,34 @@ func unescape(s string, dquoted bool) string {
 	return b.String()
 }
 
+// unescapeHereDoc removes backslashes as bash does in an unquoted
+// here-document: before $ ` \ and newline only.
+func unescapeHereDoc(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch next := s[i+1]; next {
+		case '\n':
+			i++
+		case '$', '`', '\\':
+			b.WriteByte(next)
+			i++
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
 // hasGlob reports an unquoted glob or brace expansion: bash turns such a
-// command name into whatever files or words match.
+// command name into whatever files or words match. A [ with no ] after
+// it is no pattern ([ -f x ] is test).
 func hasGlob(w *syntax.Word) bool {
 	for _, p := range w.Parts {
 		switch p := p.(type) {
@@ -86,8 +112,12 @@ func hasGlob(w *syntax.Word) bool {
 				switch v[i] {
 				case '\\':
 					i++
-				case '*', '?', '[', '{':
+				case '*', '?', '{':
 					return true
+				case '[':
+					if strings.IndexByte(v[i+1:], ']') >= 0 {
+						return true
+					}
 				}
 			}
 		case *syntax.ExtGlob, *syntax.BraceExp:

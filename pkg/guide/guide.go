@@ -1,7 +1,7 @@
-// Package skill writes SKILL.md, the Agent Skills guide that teaches a
+// Package guide writes SKILL.md, the Agent Skills guide that teaches a
 // model to use mcode from bash, from the tools this agent and role may
 // call, so it is never stale.
-package skill
+package guide
 
 import (
 	_ "embed"
@@ -27,7 +27,7 @@ const FileName = "SKILL.md"
 // when to use it (Agent Skills: at most 1024 characters).
 const description = "Use the mcode CLI from bash to read, search, write, edit and delete files and to run commands and background tasks, each call printing one JSON result with limited output, stable error codes and exit codes. Use it instead of cat, grep, find, sed -i and rm in a coding task."
 
-//go:embed skill.md
+//go:embed guide.md
 var source string
 
 // page is parsed on first use: other commands do not pay for it.
@@ -43,28 +43,17 @@ type Entry struct {
 
 // Data is what the guide is rendered from.
 type Data struct {
-	Agent, Role    string
-	Tools          []Entry
-	MaxInlineKiB   int
-	AutoBackground time.Duration
+	Agent, Role  string
+	Tools        []Entry
+	MaxInlineKiB int
+	// AutoBackground is when a bash call moves to the background from
+	// the command line, AutoBackgroundServe under mcp serve.
+	AutoBackground, AutoBackgroundServe time.Duration
+	// MCPConfig shows how MCP servers are declared in the config.
+	MCPConfig string
 	// Web: the agent may fetch web pages (web_fetch), and the guide says
 	// how, and where web search comes from.
 	Web bool
-}
-
-type exitCode struct {
-	Code          int
-	Meaning, Next string
-}
-
-var exitCodes = []exitCode{
-	{tool.ExitOK, "ok", "read `output`"},
-	{tool.ExitFailure, "the tool failed (`error.code` says how)", "follow `error.hint`"},
-	{tool.ExitUsage, "usage: a wrong flag, argument or parameter", "fix the call; `mcode COMMAND --help`"},
-	{tool.ExitApprovalRequired, "approval required", "ask a person (see Approvals)"},
-	{tool.ExitDenied, "denied by a rule, the agent profile or the role", "do it another way"},
-	{tool.ExitTimeout, "timed out", "raise `--timeout`, narrow the call, or run it in the background"},
-	{tool.ExitInterrupted, "interrupted by a signal", "run it again if still needed"},
 }
 
 // Render writes the guide.
@@ -80,11 +69,14 @@ func Render(d Data) (string, error) {
 	}
 	return tpl.Execute(struct {
 		Data
-		Name, Description string
-		ExitCodes         []exitCode
+		Name, Description    string
+		ExitCodes            []tool.ExitInfo
+		AutoBackgroundS      int
+		AutoBackgroundServeS int
+		ExitBackgrounded     int
 		// EditAndPatch: both ways of changing files are there to choose.
 		EditAndPatch bool
-	}{d, Name, description, exitCodes, edit && patch})
+	}{d, Name, description, tool.ExitCodes, int(d.AutoBackground.Seconds()), int(d.AutoBackgroundServe.Seconds()), tool.ExitBackgrounded, edit && patch})
 }
 
 // Summary is the first sentence of a tool's description, on one line.
