@@ -85,6 +85,8 @@ type scanState struct {
 	// The paragraph begins with [: link reference definitions may take
 	// its first lines, which the chunker does not follow.
 	refPara bool
+	// The line was a setext underline under an open table.
+	underlined bool
 }
 
 // chunker finds the chunks of a body.
@@ -98,6 +100,17 @@ type chunker struct {
 	refs     bool  // some line may define a link reference
 	badUTF8  bool
 	utf      utf8Tail
+	// Before the first cut between the rows of the open table: a setext
+	// underline under the table turns its paragraph into a heading, and
+	// goldmark reads the rows anew, so the cuts are taken back.
+	tableSave *chunkSave
+}
+
+// chunkSave is the chunker's place, to go back to.
+type chunkSave struct {
+	start int64
+	next  chunk
+	n     int
 }
 
 // scanChunks reads the body src[start:end] once and returns its chunks.
@@ -247,6 +260,9 @@ func (c *chunker) line(ln lineInfo) {
 	lines := splitCR(ln.head)
 	cut, kind := c.cutBefore(lines[0], ln)
 	if cut && ln.off-c.start >= chunkBytes {
+		if kind == cutTable && c.tableSave == nil {
+			c.tableSave = &chunkSave{start: c.start, next: c.next, n: len(c.chunks)}
+		}
 		c.next.end = ln.off
 		c.chunks = append(c.chunks, c.next)
 		c.start = ln.off
@@ -267,6 +283,13 @@ func (c *chunker) line(ln lineInfo) {
 			ends = htmlEnds(l)
 		}
 		st.take(l, blank, ends)
+		if st.underlined && c.tableSave != nil {
+			c.start, c.next, c.chunks = c.tableSave.start, c.tableSave.next, c.chunks[:c.tableSave.n]
+		}
+		st.underlined = false
+		if st.table == nil {
+			c.tableSave = nil
+		}
 	}
 }
 
@@ -455,6 +478,7 @@ func (st *scanState) take(l []byte, blank bool, ends int) {
 		st.quote, st.inside = true, true
 		st.table = nil
 	case startSetext:
+		st.underlined = st.table != nil
 		st.table = nil
 		if st.refPara {
 			// An underline under nothing but link reference definitions is

@@ -76,6 +76,10 @@ var chunkCases = []string{
 	"<!A0>\n```00>\n\n0\n\n1\n",
 	// An item that opens a list on its first line.
 	"- *\n\n  0\n-\n- a\n",
+	// A setext underline under a table that starts its paragraph: the
+	// rows are read anew, so the cuts between them are taken back.
+	"0\n-|\n=\n0\n-|\n|\n=",
+	"| a |\n|---|\n| 1 |\n| 2 |\n=\n\n| b |\n|---|\n| 3 |\n| 4 |\n\nc\n",
 }
 
 // TestChunkedParseMatchesWhole: a document cut wherever the chunker may
@@ -128,6 +132,7 @@ func TestChunkerCuts(t *testing.T) {
 		"> a\n<x-y>\n```\n\nz\n```\n\nq\n":  "> a⏎<x-y>⏎```⏎⏎z⏎```⏎⏎q⏎",
 		"<!--\n\nx\n-->\n\ny\n":             "<!--⏎⏎x⏎-->⏎⏎|y⏎",
 		"text\n2. no\n\n3. list\n4. more\n": "text⏎2. no⏎⏎|3. list⏎|+4. more⏎",
+		"| a |\n|---|\n| 1 |\n| 2 |\n=\n\nb\n": "| a |⏎|---|⏎| 1 |⏎| 2 |⏎=⏎⏎|b⏎",
 	} {
 		s, err := openStream(t.Context(), strings.NewReader(src), int64(len(src)))
 		if err != nil {
