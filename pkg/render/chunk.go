@@ -478,7 +478,13 @@ func (st *scanState) take(l []byte, blank bool, ends int) {
 		st.quote, st.inside = true, true
 		st.table = nil
 	case startSetext:
-		st.underlined = st.table != nil
+		if st.table != nil {
+			// goldmark closes the paragraph for the heading, the table takes
+			// all its lines, and the underline is read as what it would be
+			// alone (text, an empty list item, or the start of the next
+			// paragraph): the chunker does not follow it.
+			st.underlined, st.lost = true, true
+		}
 		st.table = nil
 		if st.refPara {
 			// An underline under nothing but link reference definitions is
