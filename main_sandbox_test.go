@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/sandbox"
 )
 
@@ -24,6 +25,10 @@ import (
 // run with sandbox.mode danger-full-access and must succeed there (the
 // attack is real), then under workspace-write and read-only, where it must
 // not, and the bash result must report the refusal.
+
+// sentinelApprovalKey is the person's approval key in the escape
+// layout's home.
+const sentinelApprovalKey = "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e"
 
 // escapeLayout is one run's folders, outside /tmp (which the sandbox
 // makes writable) and /var/tmp: the workspace, a home with a key in ~/.ssh, a folder
@@ -62,6 +67,7 @@ func newEscapeLayout(t *testing.T) escapeLayout {
 		}
 	}
 	write(filepath.Join(l.home, ".ssh", "id_rsa"), "SENTINEL-PRIVATE-KEY\n")
+	write(filepath.Join(l.home, ".config", "mcode", approval.KeyFile), sentinelApprovalKey+"\n")
 	write(filepath.Join(l.out, "target"), "original\n")
 	write(filepath.Join(l.ws, ".mcode.yaml"), "# the workspace's own policy\n")
 	write(filepath.Join(l.ws, "file"), "in the workspace\n")
@@ -185,6 +191,10 @@ func escapeCases() []escapeCase {
 			}},
 		{name: "read_ssh_key", command: `cat ~/.ssh/id_rsa`,
 			landed: func(_ escapeLayout, out string) bool { return strings.Contains(out, "SENTINEL-PRIVATE-KEY") }},
+		// The key that seals a person's approvals: read, it would let the
+		// command seal answers of its own.
+		{name: "read_approval_key", command: `cat ~/.config/mcode/approval.key`,
+			landed: func(_ escapeLayout, out string) bool { return strings.Contains(out, sentinelApprovalKey) }},
 		{name: "read_ssh_key_via_proc", command: `cat "/proc/self/root$HOME/.ssh/id_rsa"`,
 			landed: func(_ escapeLayout, out string) bool { return strings.Contains(out, "SENTINEL-PRIVATE-KEY") }},
 		{name: "tcp_with_network_off", network: "off", setup: listenTCP, command: `exec 3<>"/dev/tcp/127.0.0.1/$PORT" && echo hi >&3`,

@@ -8,13 +8,16 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/osdirs"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -42,8 +45,12 @@ type Factory struct {
 	Trusted TrustedFiles
 
 	configOnce sync.Once
-	config     *config.Config
-	configErr  error
+	// callerPlaces is the default sandbox's policy, which says what a
+	// caller can write (callerWritable); built on first use.
+	callerPlacesOnce sync.Once
+	callerPlaces     *sandbox.Policy
+	config           *config.Config
+	configErr        error
 	// policyIgnored are the loosenings of the policy that an untrusted
 	// layer asked for (result.policy_ignored).
 	policyIgnored []config.Ignored
@@ -113,6 +120,17 @@ func (f *Factory) Config() (*config.Config, error) {
 			names = f.EnvNames
 		}
 		f.config, f.policyIgnored, f.configErr = loadConfig(f.configFiles(), f.Getenv, names())
+		if f.configErr == nil {
+			// The key that seals a person's approvals is a secret of
+			// mcode's own: hidden from everything the sandbox holds, and
+			// from mcode's tools by the same path policy.
+			fromEnv, trusted, _ := f.userConfigDirs()
+			for _, d := range []string{trusted, fromEnv} {
+				if d != "" && !slices.Contains(f.config.Sandbox.ReadDeny, filepath.Join(d, approval.KeyFile)) {
+					f.config.Sandbox.ReadDeny = append(f.config.Sandbox.ReadDeny, filepath.Join(d, approval.KeyFile))
+				}
+			}
+		}
 	})
 	return f.config, f.configErr
 }
