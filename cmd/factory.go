@@ -17,6 +17,7 @@ import (
 	"github.com/mcode-dev/mcode/pkg/guard/approval"
 	"github.com/mcode-dev/mcode/pkg/iostreams"
 	"github.com/mcode-dev/mcode/pkg/osdirs"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -44,8 +45,12 @@ type Factory struct {
 	Trusted TrustedFiles
 
 	configOnce sync.Once
-	config     *config.Config
-	configErr  error
+	// callerPlaces is the default sandbox's policy, which says what a
+	// caller can write (callerWritable); built on first use.
+	callerPlacesOnce sync.Once
+	callerPlaces     *sandbox.Policy
+	config           *config.Config
+	configErr        error
 	// policyIgnored are the loosenings of the policy that an untrusted
 	// layer asked for (result.policy_ignored).
 	policyIgnored []config.Ignored

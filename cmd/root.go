@@ -136,7 +136,7 @@ Call a tool with flags, or with one JSON object: --args JSON|@FILE|-.`,
 	root.Flags().BoolP("version", "v", false, "print the version (as mcode version)")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Global.Root, "root", "", "workspace root; relative paths resolve here (env MCODE_ROOT; default: current directory)")
-	pf.StringVar(&f.Global.Config, "config", "", "config file (env MCODE_CONFIG; default: ./.mcode.yaml, then $XDG_CONFIG_HOME/mcode/config.yaml)")
+	pf.StringVar(&f.Global.Config, "config", "", "config file in place of the workspace's ./.mcode.yaml (env MCODE_CONFIG); it may tighten the policy of the system and user files, never loosen it")
 	pf.StringVar(&f.Global.Agent, "agent", "", "agent profile whose tool set applies (env MCODE_AGENT; default: default)")
 	pf.StringVar(&f.Global.Role, "role", "", "role that narrows the tool set: "+strings.Join(tool.Roles, ", ")+" (env MCODE_ROLE)")
 	pf.StringVarP(&f.Global.Output, "output", "o", "", "output form: "+strings.Join(outputForms, " or ")+" (env MCODE_OUTPUT; default: text on a terminal, else json)")

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/guard"
+	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -54,9 +56,22 @@ func (f *Factory) userConfigDirs() (fromEnv, trusted, relocated string) {
 }
 
 // callerWritable says whether the caller can write p without a person:
-// the workspace root and the temporary folders, which the sandbox leaves
-// writable too.
+// what the default sandbox leaves writable to a command (the workspace,
+// the temporary folders, the toolchain caches: sandbox.CallerWritable),
+// and the shared temporary folders a caller outside the sandbox can
+// write too.
 func (f *Factory) callerWritable(p string) bool {
+	f.callerPlacesOnce.Do(func() {
+		root, err := f.RootDir()
+		if err != nil {
+			return
+		}
+		f.callerPlaces = sandbox.New(sandbox.Inputs{Root: root, DataDir: f.HomeDir(), Getenv: f.Getenv,
+			UserHome: f.userHome(), Config: config.Defaults().Sandbox})
+	})
+	if f.callerPlaces != nil && f.callerPlaces.CallerWritable(p) {
+		return true
+	}
 	real := guard.Resolve(filepath.Clean(p), false)
 	places := []string{"/tmp", "/var/tmp", "/dev/shm", os.TempDir(), f.Getenv("TMPDIR")}
 	if root, err := f.RootDir(); err == nil {

@@ -334,15 +334,19 @@ if want P20; then
   # layer): one keeps the default mode, one switches the sandbox off. The
   # workspace is a git repository with a .mcode.yaml, so the protected
   # paths are held (bind mounts) where the kernel allows it.
+  # The configs lie outside every place a caller can write (not under
+  # /tmp, the workspace or a cache): there mcode would take them as the
+  # caller's, and a looser mode from them would be ignored.
+  p20cfg=${XDG_STATE_HOME:-$HOME/.local/state}/mcode-bench
   for m in workspace-write danger-full-access; do
-    mkdir -p "$work/p20-$m/mcode"
-    printf 'sandbox: {mode: %s}\n' "$m" >"$work/p20-$m/mcode/config.yaml"
+    mkdir -p "$p20cfg/p20-$m/mcode"
+    printf 'sandbox: {mode: %s}\n' "$m" >"$p20cfg/p20-$m/mcode/config.yaml"
   done
   p20=$work/p20
   mkdir -p "$p20" && git -C "$p20" init -q && echo '# the workspace policy' >"$p20/.mcode.yaml"
   bench P20 "mcode bash 'true' in the default sandbox" \
-    "env XDG_CONFIG_HOME=$work/p20-workspace-write $MCODE --root $p20 bash true" "sandbox off" \
-    "env XDG_CONFIG_HOME=$work/p20-danger-full-access $MCODE --root $p20 bash true"
+    "env XDG_CONFIG_HOME=$p20cfg/p20-workspace-write $MCODE --root $p20 bash true" "sandbox off" \
+    "env XDG_CONFIG_HOME=$p20cfg/p20-danger-full-access $MCODE --root $p20 bash true"
   # The same in a tree of 20,000 files with ten .git folders below: the
   # cost does not grow with it (only the folders on the way to the
   # secrets are listed; nothing of the workspace is walked).
@@ -355,8 +359,8 @@ if want P20; then
     done
   fi
   bench P20b "  the same in a 20,000-file tree" \
-    "env XDG_CONFIG_HOME=$work/p20-workspace-write $MCODE --root $p20b bash true" "sandbox off" \
-    "env XDG_CONFIG_HOME=$work/p20-danger-full-access $MCODE --root $p20b bash true"
+    "env XDG_CONFIG_HOME=$p20cfg/p20-workspace-write $MCODE --root $p20b bash true" "sandbox off" \
+    "env XDG_CONFIG_HOME=$p20cfg/p20-danger-full-access $MCODE --root $p20b bash true"
   rows+=("P20  target: <= 1.15x, the same for P20b")
   echo "${rows[-1]}" >&2
 fi
@@ -596,7 +600,7 @@ if want P21; then
   for f in $(find "$(go env GOROOT)/src/net/http" -maxdepth 1 -name '*.go' ! -name '*_test.go' | sort | head -50); do
     cp "$f" "$p21/many/orig/f$i.go"; i=$((i + 1))
   done
-  cp -r "$p21/many/orig" "$p21/many/new"
+  rm -rf "$p21/many/new" && cp -r "$p21/many/orig" "$p21/many/new"
   for f in "$p21"/many/new/*.go; do awk 'NR == 20 || NR == 60 {print $0 " // P21"; next} {print}' "$f" >"$f.t" && mv "$f.t" "$f"; done
   (cd "$p21/many" && diff -ruN orig new | sed -e 's#^--- orig/\([^\t]*\).*#--- a/\1#' -e 's#^+++ new/\([^\t]*\).*#+++ b/\1#' >../many.diff) || true
   # same_bytes: apply with mcode and with git apply to fresh copies; diff.

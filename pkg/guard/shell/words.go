@@ -52,6 +52,20 @@ func (s *scope) literal(w *syntax.Word) (string, bool) {
 // backslash quotes the next character; inside double quotes only before
 // $ ` " \ and newline. A backslash-newline disappears.
 func unescape(s string, dquoted bool) string {
+	if !dquoted {
+		return unescapeBefore(s, "")
+	}
+	return unescapeBefore(s, "$`\"\\")
+}
+
+// unescapeHereDoc removes backslashes as bash does in an unquoted
+// here-document: before $ ` \ and newline only.
+func unescapeHereDoc(s string) string { return unescapeBefore(s, "$`\\") }
+
+// unescapeBefore drops a backslash before a newline (with the newline)
+// and before one of special, keeping the character; "" takes every
+// character as special.
+func unescapeBefore(s, special string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
@@ -65,32 +79,7 @@ func unescape(s string, dquoted bool) string {
 		switch {
 		case next == '\n':
 			i++
-		case !dquoted || strings.IndexByte("$`\"\\", next) >= 0:
-			b.WriteByte(next)
-			i++
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String()
-}
-
-// unescapeHereDoc removes backslashes as bash does in an unquoted
-// here-document: before $ ` \ and newline only.
-func unescapeHereDoc(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		switch next := s[i+1]; next {
-		case '\n':
-			i++
-		case '$', '`', '\\':
+		case special == "" || strings.IndexByte(special, next) >= 0:
 			b.WriteByte(next)
 			i++
 		default:
