@@ -30,7 +30,7 @@ func TestCallerWritableFollowsTheSandbox(t *testing.T) {
 	f, _ := factoryIn(ws, map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".cache", "evil")})
 	for path, want := range map[string]bool{
 		filepath.Join(home, ".cache", "evil", "mcode"): true,
-		filepath.Join(ws, ".mcode"):                   true,
+		filepath.Join(ws, ".mcode"):                    true,
 		filepath.Join(home, ".config", "mcode"):        false,
 	} {
 		if got := f.callerWritable(path); got != want {

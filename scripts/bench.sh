@@ -600,7 +600,7 @@ if want P21; then
   for f in $(find "$(go env GOROOT)/src/net/http" -maxdepth 1 -name '*.go' ! -name '*_test.go' | sort | head -50); do
     cp "$f" "$p21/many/orig/f$i.go"; i=$((i + 1))
   done
-  cp -r "$p21/many/orig" "$p21/many/new"
+  rm -rf "$p21/many/new" && cp -r "$p21/many/orig" "$p21/many/new"
   for f in "$p21"/many/new/*.go; do awk 'NR == 20 || NR == 60 {print $0 " // P21"; next} {print}' "$f" >"$f.t" && mv "$f.t" "$f"; done
   (cd "$p21/many" && diff -ruN orig new | sed -e 's#^--- orig/\([^\t]*\).*#--- a/\1#' -e 's#^+++ new/\([^\t]*\).*#+++ b/\1#' >../many.diff) || true
   # same_bytes: apply with mcode and with git apply to fresh copies; diff.

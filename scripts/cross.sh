@@ -1,24 +1,19 @@
 #!/usr/bin/env bash
 # Checks every released target from this machine, so that platform code
-# cannot rot unseen: scripts/cross.sh [vet|testbin|all] (default vet).
+# cannot rot unseen: scripts/cross.sh [vet|testbin|all] (default all).
 #
-#   vet      go vet -trimpath ./... for darwin/arm64, windows/amd64 and
-#            freebsd/amd64 with CGO_ENABLED=0 (one architecture of each
-#            system but this one, which test.sh vets natively): it compiles
-#            every package and type-checks its tests for that target, then
-#            vets both. Every other architecture is compiled by the
-#            snapshot release (TestSnapshotRelease builds all eight).
+#   vet      go vet -trimpath ./... for linux, darwin, windows, freebsd ×
+#            amd64, arm64 with CGO_ENABLED=0: it compiles every package and
+#            type-checks its tests for that target, then vets both.
 #   testbin  go test -c for darwin/arm64 and windows/amd64: every test
 #            binary compiles and links there too.
-#   all      both.
 #
 # -trimpath matches scripts/release.sh, so a release made afterwards
-# reuses the packages compiled here and only links. CI runs vet: each
-# target costs one to two and a half minutes on two cores.
+# reuses the packages compiled here and only links.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what=${1:-vet}
-targets="darwin/arm64 windows/amd64 freebsd/amd64"
+what=${1:-all}
+targets="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64 freebsd/arm64"
 start=$SECONDS
 if [ "$what" = vet ] || [ "$what" = all ]; then
   for target in $targets; do

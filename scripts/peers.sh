@@ -24,8 +24,8 @@ declare -A MCODE_PEERS=(
   [pdftotext]=poppler-utils
   [file]=file
   [soffice]="libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui"
-  # render: a CJK font with TrueType outlines, and Noto CJK, whose CFF
-  # outlines render must skip (keys that are paths name a file the
+  # render: the CJK fonts it embeds, Noto CJK (CFF outlines) and
+  # WenQuanYi Zen Hei (TrueType) (keys that are paths name a file the
   # package installs)
   [/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc]=fonts-wqy-zenhei
   [/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc]=fonts-noto-cjk

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs the test peers when it can,
-# checks hygiene (vet, gofmt, go mod tidy), vets every other system
-# (scripts/cross.sh), runs every test with -race and peers required
+# checks hygiene (vet, gofmt, go mod tidy), vets and compiles every release
+# target (scripts/cross.sh), runs every test with -race and peers required
 # (TestSnapshotRelease makes a snapshot release with scripts/release.sh),
 # then a short fuzz run of each fuzz target.
 set -euo pipefail
@@ -23,7 +23,7 @@ if [ -n "$unformatted" ]; then
 fi
 echo "== go mod tidy" >&2
 go mod tidy -diff
-echo "== go vet for darwin, windows and freebsd" >&2
+echo "== every release target: go vet, and the test binaries of darwin and windows" >&2
 bash scripts/cross.sh
 echo "== go test -race" >&2
 # An explicit limit: the end-to-end package took 582 s under -race on a

@@ -384,8 +384,9 @@ var DefaultSkillDirs = []string{"./.mcode/skills", "$XDG_CONFIG_HOME/mcode/skill
 
 // Render configures the render tool.
 type Render struct {
-	// Fonts are font files (.ttf, .ttc with TrueType outlines) tried
-	// first for characters the built-in fonts lack, such as CJK text.
+	// Fonts are font files (.ttf, .otf, .ttc, .otc; TrueType or CFF
+	// outlines) tried first for characters the built-in fonts lack, such
+	// as CJK text.
 	Fonts []string `mapstructure:"fonts"`
 }
 

@@ -200,6 +200,10 @@ func (d *Dispatcher) run(ctx context.Context, c *Call, decision *Decision) *tool
 	}
 	t, err := d.o.Registry.Find(ctx, d.o.Env, c.Tool)
 	if err != nil {
+		// A signal while an MCP server was started to list its tools.
+		if ctx.Err() != nil {
+			err = ContextError(ctx, err, d.o.Timeout)
+		}
 		return tool.NewEnvelope(c.Tool, nil, err)
 	}
 	c.Def = t

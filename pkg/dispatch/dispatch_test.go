@@ -302,6 +302,31 @@ func (p *provider) Lookup(ctx context.Context, env *tool.Env, name string) (*too
 	return nil, false, nil
 }
 
+// listingProvider looks every name up in a listing that takes until the
+// call's context ends, as an MCP server still starting does.
+type listingProvider struct{}
+
+func (listingProvider) Tools(ctx context.Context, env *tool.Env) ([]*tool.Tool, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (listingProvider) Lookup(ctx context.Context, env *tool.Env, name string) (*tool.Tool, bool, error) {
+	<-ctx.Done()
+	return nil, false, ctx.Err()
+}
+
+func TestSignalDuringLookup(t *testing.T) {
+	d := newDispatcher(t, &trace{}, Options{})
+	d.o.Registry.AddProvider(listingProvider{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	env := d.Call(ctx, "docs__search", json.RawMessage(`{"q":"x"}`))
+	if env.OK || env.Error.Code != tool.CodeInterrupted {
+		t.Errorf("a signal while the tool was looked up: %+v", env.Error)
+	}
+}
+
 func TestToolsFromOutside(t *testing.T) {
 	tr := &trace{}
 	// An MCP server's description and schema may hold template syntax:

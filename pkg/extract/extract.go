@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
-	"github.com/mcode-dev/mcode/pkg/htmlmd"
+	"github.com/mcode-dev/mcode/pkg/htmltext"
 	"github.com/mcode-dev/mcode/pkg/office"
 	"github.com/mcode-dev/mcode/pkg/pdftext"
 	"github.com/mcode-dev/mcode/pkg/textenc"
@@ -273,11 +273,7 @@ func (x *extraction) run(abs string) error {
 			Hint: "check the file's encoding with mcode filetype"}
 	}
 	if ext == ".html" || ext == ".htm" || ext == ".xhtml" || looksHTML(text) {
-		x.result.Kind = KindHTML
-		title, md := htmlmd.Convert(text)
-		x.result.Title = title
-		x.text = x.shape(md)
-		return nil
+		return x.html(text)
 	}
 	x.result.Kind = KindText
 	x.text = text
@@ -340,17 +336,49 @@ func (x *extraction) document(format string) error {
 	return nil
 }
 
-// pdf extracts every page. The parser runs in its own goroutine so that
-// the call's time limit holds whatever the input.
+// html makes the main text of a page as fetch makes it (htmltext), with
+// links as the page wrote them: a local file has no address to resolve
+// them against. Plain text is the page's text as a browser renders it,
+// not the Markdown stripped of its marks.
+func (x *extraction) html(src string) error {
+	x.result.Kind = KindHTML
+	var page *htmltext.Page
+	err := x.beside(func() (text string, err error) {
+		if page, err = htmltext.Convert(x.ctx, src, nil, x.format); err != nil {
+			return "", err
+		}
+		return page.Body, nil
+	})
+	if err != nil {
+		return err
+	}
+	x.result.Title = page.Title
+	x.result.Notes = append(x.result.Notes, page.Notes...)
+	return nil
+}
+
+// pdf extracts every page.
 func (x *extraction) pdf() error {
 	x.result.Kind = KindPDF
+	return x.beside(x.pdfText)
+}
+
+// beside runs a library's conversion in its own goroutine, so that the
+// call's time limit holds whatever the input, and sets x.text from it.
+// A panic in the library fails the call instead of the process.
+func (x *extraction) beside(convert func() (string, error)) error {
 	type outcome struct {
 		text string
 		err  error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		text, err := x.pdfText()
+		defer func() {
+			if v := recover(); v != nil {
+				done <- outcome{"", fmt.Errorf("the %s converter failed on %s: %v", x.result.Kind, x.display, v)}
+			}
+		}()
+		text, err := convert()
 		done <- outcome{text, err}
 	}()
 	select {

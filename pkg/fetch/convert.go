@@ -11,19 +11,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	readability "codeberg.org/readeck/go-readability/v2"
-	"codeberg.org/readeck/go-readability/v2/render"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/gabriel-vasile/mimetype"
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 
+	"github.com/mcode-dev/mcode/pkg/htmltext"
 	"github.com/mcode-dev/mcode/pkg/imagefit"
 	"github.com/mcode-dev/mcode/pkg/pdftext"
 )
@@ -117,177 +109,13 @@ func prettyJSON(s string) (string, string) {
 	return buf.String(), ""
 }
 
-// htmlText makes the text of a page: its main content (readability) as
-// Markdown or plain text; the whole page when no main content is found.
-// A page the HTML parser refuses (nesting deeper than it allows) gives
-// its text without structure.
+// htmlText makes the text of a page in the format asked (see htmltext).
 func htmlText(ctx context.Context, src string, pageURL *url.URL, format string) (*text, error) {
-	doc, err := html.Parse(strings.NewReader(src))
+	p, err := htmltext.Convert(ctx, src, pageURL, format)
 	if err != nil {
-		return &text{Body: tokenText(src), Notes: []string{fmt.Sprintf("the HTML parser refused the page (%v): its text is shown without structure", err)}}, nil
-	}
-	t := &text{}
-	parser := readability.NewParser()
-	article, err := parser.ParseDocument(doc, pageURL)
-	node := article.Node
-	if err != nil || node == nil || strings.TrimSpace(visibleText(node)) == "" {
-		t.Notes = append(t.Notes, "no main content was found: the whole page is shown")
-		node = bodyOf(doc)
-	} else {
-		t.Title = strings.TrimSpace(article.Title())
-	}
-	if t.Title == "" {
-		t.Title = titleOf(doc)
-	}
-	// The page's own heading, when the title is it plus the site's name.
-	if h := find(doc, atom.H1); h != nil {
-		if h1 := strings.Join(strings.Fields(visibleText(h)), " "); h1 != "" && strings.Contains(t.Title, h1) {
-			t.Title = h1
-		}
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if format == FormatText {
-		t.Body = strings.TrimSpace(render.InnerText(node)) + "\n"
-	} else if t.Body, err = markdownOf(ctx, node, pageURL); err != nil {
-		return nil, err
-	}
-	var lead []string
-	if t.Title != "" && !strings.Contains(firstLine(t.Body), t.Title) {
-		if format == FormatText {
-			lead = append(lead, t.Title)
-		} else {
-			lead = append(lead, "# "+t.Title)
-		}
-	}
-	if by := strings.Join(strings.Fields(article.Byline()), " "); by != "" && !strings.Contains(t.Body, by) {
-		lead = append(lead, by)
-	}
-	if len(lead) > 0 {
-		t.Body = strings.Join(lead, "\n\n") + "\n\n" + t.Body
-	}
-	return t, nil
-}
-
-// tokenText is the text of a page read token by token, without a tree:
-// for pages the parser refuses.
-func tokenText(src string) string {
-	z := html.NewTokenizer(strings.NewReader(src))
-	var b strings.Builder
-	skip := 0
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return strings.TrimSpace(b.String()) + "\n"
-		case html.StartTagToken, html.EndTagToken:
-			name, _ := z.TagName()
-			switch a := atom.Lookup(name); a {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg:
-				if z.Token().Type == html.StartTagToken {
-					skip++
-				} else if skip > 0 {
-					skip--
-				}
-			case atom.P, atom.Div, atom.Br, atom.Li, atom.Tr, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Pre, atom.Blockquote:
-				if !strings.HasSuffix(b.String(), "\n") {
-					b.WriteString("\n")
-				}
-			}
-		case html.TextToken:
-			if skip == 0 {
-				if words := strings.Fields(string(z.Text())); len(words) > 0 {
-					if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-						b.WriteString(" ")
-					}
-					b.WriteString(strings.Join(words, " "))
-				}
-			}
-		}
-	}
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-// markdownOf converts a node with links made absolute against the page.
-func markdownOf(ctx context.Context, node *html.Node, pageURL *url.URL) (string, error) {
-	conv := converter.NewConverter(converter.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		table.NewTablePlugin(),
-		strikethrough.NewStrikethroughPlugin(),
-	))
-	out, err := conv.ConvertNode(node, converter.WithContext(ctx), converter.WithDomain(pageURL.String()))
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)) + "\n", nil
-}
-
-// skipped are the elements whose content is never text to read.
-func skipped(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Head, atom.Svg, atom.Iframe:
-		return true
-	}
-	return false
-}
-
-// visibleText is the text under n, without a recursion.
-func visibleText(n *html.Node) string {
-	var b strings.Builder
-	stack := []*html.Node{n}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x.Type == html.TextNode {
-			b.WriteString(x.Data)
-			continue
-		}
-		if x.Type == html.ElementNode && skipped(x) {
-			continue
-		}
-		for c := x.LastChild; c != nil; c = c.PrevSibling {
-			stack = append(stack, c)
-		}
-	}
-	return b.String()
-}
-
-// bodyOf is the page's body, or the document when it has none.
-func bodyOf(doc *html.Node) *html.Node {
-	if b := find(doc, atom.Body); b != nil {
-		return b
-	}
-	return doc
-}
-
-// titleOf is the page's <title>.
-func titleOf(doc *html.Node) string {
-	if t := find(doc, atom.Title); t != nil {
-		return strings.Join(strings.Fields(visibleText(t)), " ")
-	}
-	return ""
-}
-
-// find is the first element a under n, in document order.
-func find(n *html.Node, a atom.Atom) *html.Node {
-	stack := []*html.Node{n}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x.Type == html.ElementNode && x.DataAtom == a {
-			return x
-		}
-		for c := x.LastChild; c != nil; c = c.PrevSibling {
-			stack = append(stack, c)
-		}
-	}
-	return nil
+	return &text{Title: p.Title, Body: p.Body, Notes: p.Notes}, nil
 }
 
 // pdfText is the text of every page of a PDF, page by page.

@@ -1,39 +1,6 @@
 package fetch
 
-import (
-	"context"
-	"net/url"
-	"strings"
-	"testing"
-	"unicode/utf8"
-)
-
-// FuzzHTMLText: whatever a page holds, making its text ends (no panic)
-// with valid UTF-8 in every format.
-func FuzzHTMLText(f *testing.F) {
-	for _, s := range []string{
-		"<html><head><title>T | Site</title></head><body><article><h1>T</h1><p>text</p></article></body></html>",
-		"<p>a<b>b<i>c</b>d</i>e",
-		"<table><tr><td>1<td>2</table><pre>x\ny</pre>",
-		strings.Repeat("<div>", 600) + "deep",
-		"<script>alert(1)</script><style>p{}</style><noscript>n</noscript>",
-		"\xff\xfe<p>\x00bad bytes</p>",
-	} {
-		f.Add(s)
-	}
-	page, _ := url.Parse("https://example.com/a/b")
-	f.Fuzz(func(t *testing.T, src string) {
-		for _, format := range []string{FormatMarkdown, FormatText} {
-			txt, err := htmlText(context.Background(), strings.ToValidUTF8(src, "\uFFFD"), page, format)
-			if err != nil {
-				continue
-			}
-			if !utf8.ValidString(txt.Body) {
-				t.Fatalf("%s of %q is not UTF-8: %q", format, src, txt.Body)
-			}
-		}
-	})
-}
+import "testing"
 
 // FuzzClassify: any Content-Type and first bytes give one of the kinds.
 func FuzzClassify(f *testing.F) {

@@ -101,37 +101,75 @@ func CreateFileAtomic(path string, data []byte, perm fs.FileMode) error {
 const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
 func writeAtomic(path string, perm fs.FileMode, durable bool, write func(io.Writer) error) error {
-	path, err := ResolveLink(path)
+	st, err := stage(path, perm, durable, write)
 	if err != nil {
 		return err
+	}
+	if err := st.Place(); err != nil {
+		st.Discard()
+		return err
+	}
+	if durable {
+		syncDir(st.dir)
+	}
+	return nil
+}
+
+// Staged is a file's new content written (and made durable) under a temp
+// name beside it, not yet in its place: what WriteAtomic does before its
+// rename. A caller that writes many files stages them all, places them,
+// then syncs each folder once with SyncDirs, so that a failure while
+// writing leaves every file as it was and N files in one folder cost one
+// folder fsync instead of N.
+type Staged struct {
+	tmp, path, dir string
+	placed         bool
+}
+
+// Stage writes what write produces to a temp file beside path (followed
+// through symlinks) with the mode and owner WriteAtomic would give it,
+// and fsyncs it. Place puts it at path; Discard removes it.
+func Stage(path string, perm fs.FileMode, write func(io.Writer) error) (*Staged, error) {
+	return stage(path, perm, true, write)
+}
+
+func stage(path string, perm fs.FileMode, durable bool, write func(io.Writer) error) (*Staged, error) {
+	path, err := ResolveLink(path)
+	if err != nil {
+		return nil, err
 	}
 	old, err := os.Stat(path)
 	switch {
 	case err == nil:
 		if err := checkWritable(path); err != nil {
-			return err
+			return nil, err
 		}
 		perm = old.Mode() & keptMode
 	case !errors.Is(err, fs.ErrNotExist):
-		return err
+		return nil, err
 	default:
 		perm &^= umask()
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	name := tmp.Name()
-	// Once renamed the temp name is gone and Remove is a no-op; after a
-	// failure it removes the temp file.
-	defer os.Remove(name)
-	closed := false
-	defer func() {
-		if !closed {
-			tmp.Close()
-		}
-	}()
+	st := &Staged{tmp: tmp.Name(), path: path, dir: dir}
+	if err := fill(tmp, old, perm, durable, write); err != nil {
+		tmp.Close()
+		st.Discard()
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		st.Discard()
+		return nil, err
+	}
+	return st, nil
+}
+
+// fill writes the temp file's content, owner and mode, and fsyncs it.
+func fill(tmp *os.File, old fs.FileInfo, perm fs.FileMode, durable bool, write func(io.Writer) error) error {
 	if err := write(tmp); err != nil {
 		return err
 	}
@@ -144,21 +182,40 @@ func writeAtomic(path string, perm fs.FileMode, durable bool, write func(io.Writ
 		return err
 	}
 	if durable {
-		if err := tmp.Sync(); err != nil {
-			return err
-		}
-	}
-	closed = true
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	if durable {
-		syncDir(dir)
+		return tmp.Sync()
 	}
 	return nil
+}
+
+// Path is the file the staged content replaces (symlinks followed).
+func (s *Staged) Path() string { return s.path }
+
+// Place renames the staged file over its path.
+func (s *Staged) Place() error {
+	if err := os.Rename(s.tmp, s.path); err != nil {
+		return err
+	}
+	s.placed = true
+	return nil
+}
+
+// Discard removes the temp file of content not placed.
+func (s *Staged) Discard() {
+	if !s.placed {
+		os.Remove(s.tmp)
+	}
+}
+
+// SyncDirs fsyncs the folder of every staged file placed, each folder
+// once, so that the renames survive a crash.
+func SyncDirs(staged []*Staged) {
+	done := map[string]bool{}
+	for _, s := range staged {
+		if s != nil && s.placed && !done[s.dir] {
+			done[s.dir] = true
+			syncDir(s.dir)
+		}
+	}
 }
 
 // CreateUnique writes data to a new file in dir whose name is

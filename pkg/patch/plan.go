@@ -427,76 +427,122 @@ func (pl *plan) actions() []*action {
 }
 
 // beforeAction, when set (by tests), runs before each change to the disk
-// and may fail it; writes call it side by side.
-var beforeAction func(path string) error
+// (a rename into place, a creation, a removal) and may fail it;
+// beforeStage runs before each new content is written beside its file,
+// side by side, and may fail that.
+var beforeAction, beforeStage func(path string) error
 
-// maxParallelWrites bounds the files written at once: each waits mostly
+// maxParallelWrites bounds the files staged at once: each waits mostly
 // on its fsync, and the file system commits many of those together.
 const maxParallelWrites = 16
 
 // commit makes every change, each file atomically; if one fails, those
 // already made are undone, newest first, so that the disk is as it was.
-// Folders are made first, then every file is written side by side (each
-// durable on its own, so their fsyncs overlap), then removals follow.
+// The new content of every file rewritten is first staged beside it
+// (written and fsynced, side by side, so their fsyncs overlap): a
+// failure there changes nothing. Then, unless the call was given up on,
+// folders are made and files created, the staged files are renamed into
+// place and each folder they are in is fsynced once; removals follow.
 func (pl *plan) commit(ctx context.Context, acts []*action) error {
-	var writes, removes []*action
+	var rewrites, creates, removes []*action
 	for _, a := range acts {
-		if a.kind == "remove" {
+		switch a.kind {
+		case "remove":
 			removes = append(removes, a)
-		} else {
-			writes = append(writes, a)
+		case "create":
+			creates = append(creates, a)
+		default:
+			rewrites = append(rewrites, a)
 		}
 	}
 	fail := func(a *action, err error) error { return commitErr(a, err, pl.undo(acts)) }
-	for _, a := range writes {
-		if a.kind == "create" {
-			created, err := mkdirs(filepath.Dir(a.e.target))
-			a.e.created = created
-			if err != nil {
-				return fail(a, err)
+	staged := make([]*fsutil.Staged, len(rewrites))
+	defer func() {
+		for _, st := range staged {
+			if st != nil {
+				st.Discard()
 			}
 		}
+	}()
+	if i, err := pl.stage(rewrites, staged); err != nil {
+		return fail(rewrites[i], err)
 	}
-	errs := make([]error, len(writes))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, maxParallelWrites)
-	for i, a := range writes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			errs[i] = pl.step(ctx, a)
-		}()
+	if err := ctx.Err(); err != nil {
+		return fail(acts[0], err)
 	}
-	wg.Wait()
-	for i, err := range errs {
+	for _, a := range creates {
+		created, err := mkdirs(filepath.Dir(a.e.target))
+		a.e.created = created
 		if err != nil {
-			return fail(writes[i], err)
+			return fail(a, err)
 		}
 	}
+	for _, a := range creates {
+		if err := pl.step(ctx, a, nil); err != nil {
+			return fail(a, err)
+		}
+	}
+	for i, a := range rewrites {
+		if err := pl.step(ctx, a, staged[i]); err != nil {
+			return fail(a, err)
+		}
+	}
+	fsutil.SyncDirs(staged)
 	for _, a := range removes {
-		if err := pl.step(ctx, a); err != nil {
+		if err := pl.step(ctx, a, nil); err != nil {
 			return fail(a, err)
 		}
 	}
 	return nil
 }
 
-// step makes one change, unless the call was given up on or a test
-// fails it.
-func (pl *plan) step(ctx context.Context, a *action) error {
+// stage writes the new content of every rewritten file beside it, side
+// by side, into staged; on a failure it returns the first and the index
+// of the rewrite it hit.
+func (pl *plan) stage(rewrites []*action, staged []*fsutil.Staged) (int, error) {
+	errs := make([]error, len(rewrites))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxParallelWrites)
+	for i, a := range rewrites {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if beforeStage != nil {
+				if errs[i] = beforeStage(a.e.display); errs[i] != nil {
+					return
+				}
+			}
+			staged[i], errs[i] = fsutil.Stage(a.e.target, textedit.NewFileMode, func(w io.Writer) error {
+				_, err := w.Write(a.e.cur.data)
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
+}
+
+// step makes one change (for a rewrite, puts its staged content in
+// place), unless the call was given up on or a test fails it.
+func (pl *plan) step(ctx context.Context, a *action, st *fsutil.Staged) error {
 	err := ctx.Err()
 	if err == nil && beforeAction != nil {
 		err = beforeAction(a.e.display)
 	}
 	if err == nil {
-		err = pl.do(ctx, a)
+		err = pl.do(a, st)
 	}
 	return err
 }
 
-func (pl *plan) do(ctx context.Context, a *action) error {
+func (pl *plan) do(a *action, st *fsutil.Staged) error {
 	e := a.e
 	switch a.kind {
 	case "create":
@@ -510,11 +556,7 @@ func (pl *plan) do(ctx context.Context, a *action) error {
 		a.done = true // from here on, undo removes it
 		return os.Chmod(e.target, e.cur.mode)
 	case "write":
-		err := textedit.Commit(ctx, e.target, func(w io.Writer) error {
-			_, err := w.Write(e.cur.data)
-			return err
-		})
-		if err != nil {
+		if err := st.Place(); err != nil {
 			return err
 		}
 		a.done = true

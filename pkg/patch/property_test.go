@@ -157,6 +157,29 @@ func TestFailureAnywhereChangesNothing(t *testing.T) {
 				t.Fatalf("round %d: write %d of %d failed and files changed\n%s", round, k+1, len(acts), patch)
 			}
 		}
+		// Stage: writing the new content of each rewritten file beside it
+		// failed in turn (the files are staged side by side).
+		for k := range rewrites(acts) {
+			var calls atomic.Int32
+			beforeStage = func(path string) error {
+				if calls.Add(1) == int32(k+1) {
+					return &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission} // as a read-only file gives
+				}
+				return nil
+			}
+			env := testEnv(t)
+			writeTree(t, env.Root, before)
+			want := readTree(t, env.Root)
+			_, terr, _ := apply(t, env, Params{Input: patch})
+			beforeStage = nil
+			if terr == nil || !strings.Contains(terr.Message, "nothing changed") {
+				t.Fatalf("round %d, staging %d of %d failed: got %v", round, k+1, rewrites(acts), terr)
+			}
+			sameTree(t, want, readTree(t, env.Root))
+			if t.Failed() {
+				t.Fatalf("round %d: staging %d of %d failed and files changed\n%s", round, k+1, rewrites(acts), patch)
+			}
+		}
 		// Unbroken: the tree it describes.
 		env = testEnv(t)
 		writeTree(t, env.Root, before)
@@ -205,4 +228,15 @@ func TestReadOnlyFolderFailsCleanly(t *testing.T) {
 		t.Fatalf("got %v, want permission", terr)
 	}
 	sameTree(t, want, readTree(t, env.Root))
+}
+
+// rewrites counts the actions that replace a file's content.
+func rewrites(acts []*action) int {
+	n := 0
+	for _, a := range acts {
+		if a.kind == "write" {
+			n++
+		}
+	}
+	return n
 }

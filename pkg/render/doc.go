@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,9 +15,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-	"go.yaml.in/yaml/v3"
 )
 
 // The document model every format renders from: the Markdown tree reduced to
@@ -51,6 +50,9 @@ type Block struct {
 	Lang     string
 	Children []Block // block quote
 	Image    *Image
+	// Cont: the block goes on with the one before it, a list or a table
+	// the document stream delivers in parts (see docStream).
+	Cont bool
 }
 
 // Item is one list item: its blocks, and its check box for a task list.
@@ -130,50 +132,33 @@ func PlainText(runs []Run) string {
 	return b.String()
 }
 
-// splitFrontMatter cuts a leading YAML front matter block (--- … --- or
-// …) off src.
-func splitFrontMatter(src []byte) (meta map[string]any, body []byte, err error) {
-	src = bytes.TrimPrefix(src, []byte("\ufeff"))
-	first, rest, ok := bytes.Cut(src, []byte("\n"))
-	if !ok || string(bytes.TrimRight(first, " \t\r")) != "---" {
-		return nil, src, nil
-	}
-	off := len(first) + 1
-	for len(rest) > 0 {
-		line, next, _ := bytes.Cut(rest, []byte("\n"))
-		if l := string(bytes.TrimRight(line, " \t\r")); l == "---" || l == "..." {
-			meta = map[string]any{}
-			if err := yaml.Unmarshal(src[len(first)+1:off], &meta); err != nil {
-				return nil, nil, fmt.Errorf("front matter is not valid YAML: %v", err)
-			}
-			// Keep the line count, so positions stay those of the file.
-			pad := bytes.Repeat([]byte("\n"), bytes.Count(src[:off+len(line)], []byte("\n"))+1)
-			return meta, append(pad, next...), nil
-		}
-		off += len(line) + 1
-		rest = next
-	}
-	return nil, src, nil // no closing line: a thematic break, not front matter
-}
-
 // Parse reads Markdown into the document model: CommonMark with GitHub's
 // tables, task lists, strikethrough and bare links (goldmark and its GFM
-// extensions).
+// extensions). It reads the document whole, through the stream the
+// writers read it from.
 func Parse(src []byte) (*Doc, error) {
-	meta, body, err := splitFrontMatter(src)
+	return parseWithin(context.Background(), src)
+}
+
+// parseWithin is Parse until ctx ends.
+func parseWithin(ctx context.Context, src []byte) (*Doc, error) {
+	s, err := openStream(ctx, bytes.NewReader(src), int64(len(src)))
 	if err != nil {
 		return nil, err
 	}
-	body = capNesting(normalizeInput(body))
-	c := converter{src: body}
-	d := &Doc{Meta: meta, Blocks: c.blocks(markdownParser().Parse(text.NewReader(body)), 0)}
-	d.Warnings = c.warnings
-	return d, nil
+	return s.collect()
 }
 
 // markdownParser is built on first use: no work at init.
 var markdownParser = sync.OnceValue(func() parser.Parser {
 	return goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
+})
+
+// refParser finds link reference definitions only: block structure, no
+// inline parsing.
+var refParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
 })
 
 // normalizeInput makes every line ending \n and replaces NUL with U+FFFD,

@@ -21,38 +21,80 @@ const nsWordML = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/20
 type docxWriter struct {
 	*job
 	pkg    *pkgWriter
-	rels   rels
-	body   strings.Builder
-	nums   []string // w:num elements, one per list
+	rels   *relsPart
+	body   *partWriter
+	num    *partWriter // numbering.xml: a w:num for each list
+	nums   int
 	links  map[string]string
 	images map[string]string // source → relationship id
 	nPics  int
+	title  string // the first heading's text
 }
 
-func (j *job) docx(out io.Writer, doc *Doc) error {
-	w := &docxWriter{job: j, pkg: newPkg(), links: map[string]string{}, images: map[string]string{}}
+// maxLinkRels bounds the hyperlinks a DOCX shares one relationship for;
+// past it each link gets its own.
+const maxLinkRels = 1 << 12
+
+func (j *job) docx(st *docStream) (func(io.Writer) error, error) {
+	p := newPkg()
+	j.cleanups = append(j.cleanups, p.close)
+	w := &docxWriter{job: j, pkg: p, links: map[string]string{}, images: map[string]string{}}
+	p.rootRels("word/document.xml")
+	w.body = p.create("word/document.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml")
+	w.rels = p.relsPart("word/_rels/document.xml.rels")
 	w.rels.add(relStyles, "styles.xml")
 	w.rels.add(relNumber, "numbering.xml")
 	w.rels.add(relSettings, "settings.xml")
-	if t := doc.MetaString("title"); t != "" && !startsWithHeading(doc.Blocks, t) {
-		w.para("Title", "", []Run{{Text: t}}, "")
+	w.num = p.create("word/numbering.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml")
+	w.num.WriteString(xmlHead + docxNumbering())
+	w.body.WriteString(xmlHead + `<w:document ` + nsWordML + `><w:body>`)
+	if t := st.MetaString("title"); t != "" {
+		first, err := st.Peek()
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if !(err == nil && first.Kind == Heading && strings.TrimSpace(PlainText(first.Runs)) == t) {
+			w.para("Title", "", []Run{{Text: t}}, "")
+		}
 	}
-	if err := w.blocks(doc.Blocks, 0, ""); err != nil {
-		return err
+	for {
+		b, err := st.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		j.countBlocks([]Block{b})
+		if b.Kind == Heading && w.title == "" {
+			w.title = PlainText(b.Runs)
+		}
+		if b.Kind == Table {
+			if err := w.table(b, st); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := w.blocks([]Block{b}, 0, ""); err != nil {
+			return nil, err
+		}
 	}
-	fmt.Fprintf(&w.body, `<w:sectPr><w:pgSz w:w="%d" w:h="%d"/><w:pgMar w:top="%d" w:right="%d" w:bottom="%d" w:left="%d" w:header="720" w:footer="720" w:gutter="0"/></w:sectPr>`,
+	fmt.Fprintf(w.body, `<w:sectPr><w:pgSz w:w="%d" w:h="%d"/><w:pgMar w:top="%d" w:right="%d" w:bottom="%d" w:left="%d" w:header="720" w:footer="720" w:gutter="0"/></w:sectPr>`,
 		docxPageW, docxPageH, docxMargin, docxMargin, docxMargin, docxMargin)
-	p := w.pkg
-	p.rootRels("word/document.xml")
-	p.addXML("word/document.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
-		`<w:document `+nsWordML+`><w:body>`+w.body.String()+`</w:body></w:document>`)
+	w.body.WriteString(`</w:body></w:document>`)
+	w.body.Close()
+	w.num.WriteString(`</w:numbering>`)
+	w.num.Close()
+	w.rels.close()
 	p.addXML("word/styles.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml", docxStyles())
-	p.addXML("word/numbering.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml", w.numbering())
 	p.addXML("word/settings.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml",
 		`<w:settings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:defaultTabStop w:val="720"/><w:compat><w:compatSetting w:name="compatibilityMode" w:uri="http://schemas.microsoft.com/office/word" w:val="15"/></w:compat></w:settings>`)
-	p.addXML("word/_rels/document.xml.rels", "", w.rels.xml())
-	p.addProps(doc.Title(), "mcode render")
-	return p.write(out)
+	title := st.MetaString("title")
+	if title == "" {
+		title = w.title
+	}
+	p.addProps(title, "mcode render")
+	return p.write, p.err
 }
 
 // blocks writes blocks at a list depth (for the indent of what follows a
@@ -81,7 +123,9 @@ func (w *docxWriter) blocks(blocks []Block, depth int, pstyle string) error {
 				return err
 			}
 		case Table:
-			w.table(b.Table)
+			if err := w.table(b, nil); err != nil {
+				return err
+			}
 		case Picture:
 			w.picture(b.Image, depth)
 		case Rule:
@@ -105,7 +149,14 @@ func indentXML(depth int) string {
 	if depth == 0 {
 		return ""
 	}
-	return fmt.Sprintf(`<w:ind w:left="%d"/>`, depth*docxIndent)
+	return fmt.Sprintf(`<w:ind w:left="%d"/>`, docxIndentAt(depth))
+}
+
+// docxIndentAt is the left indent of list depth, in twips: one step a
+// level, as far as leaves the text minIndentedShare of the width.
+func docxIndentAt(depth int) int {
+	maxIndent := (1 - minIndentedShare) * docxTextW * 1440
+	return min(depth*docxIndent, int(maxIndent))
 }
 
 func (w *docxWriter) list(b Block, depth int, pstyle string) error {
@@ -113,13 +164,14 @@ func (w *docxWriter) list(b Block, depth int, pstyle string) error {
 	if b.Ordered {
 		abstract = 1
 	}
-	numID := len(w.nums) + 1
+	w.nums++
+	numID := w.nums
 	start := b.Start
 	if !b.Ordered {
 		start = 1
 	}
-	w.nums = append(w.nums, fmt.Sprintf(`<w:num w:numId="%d"><w:abstractNumId w:val="%d"/><w:lvlOverride w:ilvl="%d"><w:startOverride w:val="%d"/></w:lvlOverride></w:num>`,
-		numID, abstract, min(depth, 8), start))
+	fmt.Fprintf(w.num, `<w:num w:numId="%d"><w:abstractNumId w:val="%d"/><w:lvlOverride w:ilvl="%d"><w:startOverride w:val="%d"/></w:lvlOverride></w:num>`,
+		numID, abstract, min(depth, 8), start)
 	for _, it := range b.Items {
 		rest := it.Blocks
 		var first []Run
@@ -136,7 +188,7 @@ func (w *docxWriter) list(b Block, depth int, pstyle string) error {
 		num := fmt.Sprintf(`<w:numPr><w:ilvl w:val="%d"/><w:numId w:val="%d"/></w:numPr>`, min(depth, 8), numID)
 		if it.Task != nil {
 			// The check box is the item's mark: no bullet beside it.
-			num = fmt.Sprintf(`<w:ind w:left="%d" w:hanging="360"/>`, (depth+1)*docxIndent)
+			num = fmt.Sprintf(`<w:ind w:left="%d" w:hanging="360"/>`, docxIndentAt(depth+1))
 		}
 		w.para("ListParagraph", num, first, "")
 		if err := w.blocks(rest, depth+1, pstyle); err != nil {
@@ -153,11 +205,11 @@ func (w *docxWriter) para(style, ppr string, runs []Run, jc string) {
 	if style != "" || ppr != "" || jc != "" {
 		w.body.WriteString(`<w:pPr>`)
 		if style != "" {
-			fmt.Fprintf(&w.body, `<w:pStyle w:val="%s"/>`, style)
+			fmt.Fprintf(w.body, `<w:pStyle w:val="%s"/>`, style)
 		}
 		w.body.WriteString(ppr)
 		if jc != "" {
-			fmt.Fprintf(&w.body, `<w:jc w:val="%s"/>`, jc)
+			fmt.Fprintf(w.body, `<w:jc w:val="%s"/>`, jc)
 		}
 		w.body.WriteString(`</w:pPr>`)
 	}
@@ -171,9 +223,11 @@ func (w *docxWriter) runs(runs []Run, bold bool) {
 			id, ok := w.links[r.Link]
 			if !ok {
 				id = w.rels.addExternal(relLink, r.Link)
-				w.links[r.Link] = id
+				if len(w.links) < maxLinkRels {
+					w.links[r.Link] = id
+				}
 			}
-			fmt.Fprintf(&w.body, `<w:hyperlink r:id="%s">`, id)
+			fmt.Fprintf(w.body, `<w:hyperlink r:id="%s">`, id)
 			w.run(r, bold, "Hyperlink")
 			w.body.WriteString(`</w:hyperlink>`)
 			continue
@@ -218,18 +272,32 @@ func (w *docxWriter) run(r Run, bold bool, cstyle string) {
 	w.body.WriteString(`</w:r>`)
 }
 
-func (w *docxWriter) table(t *GridTable) {
-	cols := len(t.Header)
-	for _, r := range t.Rows {
-		cols = max(cols, len(r))
+// table writes a table; a top-level one may go on in the blocks st
+// gives next (nil: it is whole), read twice: once to size the columns,
+// once to write the rows.
+func (w *docxWriter) table(first Block, st *docStream) error {
+	var size docxSizer
+	m := streamMark{}
+	if st != nil {
+		m = st.Mark()
 	}
+	if err := eachPiece(first, st, size.measure); err != nil {
+		return err
+	}
+	if st != nil {
+		if err := st.Reset(m); err != nil {
+			return err
+		}
+	}
+	t := first.Table
+	cols := size.cols
 	if cols == 0 {
-		return
+		return nil
 	}
-	colW := docxColumns(t, cols)
+	colW := size.widths()
 	w.body.WriteString(`<w:tbl><w:tblPr><w:tblStyle w:val="TableGrid"/><w:tblW w:w="5000" w:type="pct"/><w:tblLayout w:type="fixed"/><w:tblLook w:val="04A0" w:firstRow="1" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/></w:tblPr><w:tblGrid>`)
 	for _, cw := range colW {
-		fmt.Fprintf(&w.body, `<w:gridCol w:w="%d"/>`, cw)
+		fmt.Fprintf(w.body, `<w:gridCol w:w="%d"/>`, cw)
 	}
 	w.body.WriteString(`</w:tblGrid>`)
 	row := func(cells [][]Run, header bool) {
@@ -238,13 +306,13 @@ func (w *docxWriter) table(t *GridTable) {
 			w.body.WriteString(`<w:trPr><w:tblHeader/></w:trPr>`)
 		}
 		for c := range cols {
-			fmt.Fprintf(&w.body, `<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/>`, colW[c])
+			fmt.Fprintf(w.body, `<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/>`, colW[c])
 			if header {
 				w.body.WriteString(`<w:shd w:val="clear" w:color="auto" w:fill="D9E2F3"/>`)
 			}
 			w.body.WriteString(`</w:tcPr><w:p><w:pPr><w:pStyle w:val="Compact"/>`)
 			if c < len(t.Align) && t.Align[c] != "" {
-				fmt.Fprintf(&w.body, `<w:jc w:val="%s"/>`, t.Align[c])
+				fmt.Fprintf(w.body, `<w:jc w:val="%s"/>`, t.Align[c])
 			}
 			w.body.WriteString(`</w:pPr>`)
 			if c < len(cells) {
@@ -255,10 +323,32 @@ func (w *docxWriter) table(t *GridTable) {
 		w.body.WriteString(`</w:tr>`)
 	}
 	row(t.Header, true)
-	for _, r := range t.Rows {
-		row(r, false)
-	}
+	err := eachPiece(first, st, func(piece *GridTable) error {
+		for _, r := range piece.Rows {
+			row(r, false)
+		}
+		return w.ctx.Err()
+	})
 	w.body.WriteString(`</w:tbl><w:p><w:pPr><w:pStyle w:val="Compact"/></w:pPr></w:p>`)
+	return err
+}
+
+// eachPiece calls f with a table's rows: first's, then those of each
+// block st gives next that goes on with it (st nil: first alone).
+func eachPiece(first Block, st *docStream, f func(*GridTable) error) error {
+	if err := f(first.Table); err != nil {
+		return err
+	}
+	for st != nil {
+		b, ok, err := st.NextCont(Table)
+		if err != nil || !ok {
+			return err
+		}
+		if err := f(b.Table); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (w *docxWriter) picture(img *Image, depth int) {
@@ -273,17 +363,20 @@ func (w *docxWriter) picture(img *Image, depth int) {
 	if !ok {
 		name := fmt.Sprintf("media/image%d.%s", len(w.images)+1, im.Format)
 		w.pkg.add("word/"+name, "", im.Data)
+		im.Data = nil // in the package now
 		id = w.rels.add(relImage, name)
 		w.images[img.Src] = id
 	}
 	w.nPics++
 	w.counts.Images++
-	cw, ch := fit(im.Width, im.Height, 914400, float64(emu(docxTextW-float64(depth)*0.5)), float64(emu(docxMaxImgH)))
-	fmt.Fprintf(&w.body, `<w:p><w:pPr>%s</w:pPr><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="%d" cy="%d"/><wp:docPr id="%d" name="Picture %d" descr="%s"/><wp:cNvGraphicFramePr><a:graphicFrameLocks noChangeAspect="1"/></wp:cNvGraphicFramePr><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="%d" name="Picture %d" descr="%s"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="%s"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="%d" cy="%d"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`,
+	cw, ch := fit(im.Width, im.Height, 914400, float64(emu(docxTextW-float64(docxIndentAt(depth))/1440)), float64(emu(docxMaxImgH)))
+	fmt.Fprintf(w.body, `<w:p><w:pPr>%s</w:pPr><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="%d" cy="%d"/><wp:docPr id="%d" name="Picture %d" descr="%s"/><wp:cNvGraphicFramePr><a:graphicFrameLocks noChangeAspect="1"/></wp:cNvGraphicFramePr><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic><pic:nvPicPr><pic:cNvPr id="%d" name="Picture %d" descr="%s"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="%s"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="%d" cy="%d"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>`,
 		indentXML(depth), int64(cw), int64(ch), w.nPics, w.nPics, esc(img.Alt), w.nPics, w.nPics, esc(img.Alt), id, int64(cw), int64(ch))
 }
 
-func (w *docxWriter) numbering() string {
+// docxNumbering begins numbering.xml: the bullet and the numbered list
+// definitions, each level indented a step (the lists' w:num follow).
+func docxNumbering() string {
 	var b strings.Builder
 	b.WriteString(`<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">`)
 	bullets := []string{"•", "◦", "▪"}
@@ -296,14 +389,10 @@ func (w *docxWriter) numbering() string {
 				fmtVal, text = formats[l%3], fmt.Sprintf("%%%d.", l+1)
 			}
 			fmt.Fprintf(&b, `<w:lvl w:ilvl="%d"><w:start w:val="1"/><w:numFmt w:val="%s"/><w:lvlText w:val="%s"/><w:lvlJc w:val="left"/><w:pPr><w:ind w:left="%d" w:hanging="360"/></w:pPr></w:lvl>`,
-				l, fmtVal, text, (l+1)*docxIndent)
+				l, fmtVal, text, docxIndentAt(l+1))
 		}
 		b.WriteString(`</w:abstractNum>`)
 	}
-	for _, n := range w.nums {
-		b.WriteString(n)
-	}
-	b.WriteString(`</w:numbering>`)
 	return b.String()
 }
 
@@ -334,31 +423,38 @@ func docxStyles() string {
 	return b.String()
 }
 
-// startsWithHeading is true when the document's first block is a heading
-// reading title (the front matter would only repeat it).
-func startsWithHeading(blocks []Block, title string) bool {
-	return len(blocks) > 0 && blocks[0].Kind == Heading && strings.TrimSpace(PlainText(blocks[0].Runs)) == title
+// docxSizer shares the text width among a table's columns by the length
+// of their longest cell (at least 4 characters, at most 40), in twips.
+type docxSizer struct {
+	cols  int
+	chars []int
 }
 
-// docxColumns shares the text width among columns by the length of their
-// longest cell (at least 4 characters, at most 40), in twips.
-func docxColumns(t *GridTable, cols int) []int {
-	chars := make([]int, cols)
-	measure := func(row [][]Run) {
-		for c := range min(cols, len(row)) {
-			chars[c] = max(chars[c], min(displayWidth(PlainText(row[c])), 40))
+func (z *docxSizer) measure(t *GridTable) error {
+	rows := t.Rows
+	if len(z.chars) == 0 {
+		rows = append([][][]Run{t.Header}, rows...)
+	}
+	for _, r := range rows {
+		z.cols = max(z.cols, len(r))
+		for len(z.chars) < z.cols {
+			z.chars = append(z.chars, 0)
+		}
+		for c := range r {
+			z.chars[c] = max(z.chars[c], min(displayWidth(PlainText(r[c])), 40))
 		}
 	}
-	measure(t.Header)
-	for _, r := range t.Rows {
-		measure(r)
-	}
+	return nil
+}
+
+func (z *docxSizer) widths() []int {
 	total := 0
+	chars := make([]int, z.cols)
 	for c := range chars {
-		chars[c] = max(chars[c], 4)
+		chars[c] = max(z.chars[c], 4)
 		total += chars[c]
 	}
-	out := make([]int, cols)
+	out := make([]int, z.cols)
 	for c := range chars {
 		out[c] = int(docxTextW * 1440 * float64(chars[c]) / float64(total))
 	}

@@ -1,14 +1,14 @@
 package render
 
 import (
-	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -18,12 +18,9 @@ import (
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
-// CJKPackage is the Debian package render names when no CJK font is found:
-// a TrueType-outline CJK font, the kind PDF subsetting takes.
-const CJKPackage = "fonts-wqy-zenhei"
-
-// maxFontMiB bounds a font file render loads.
-const maxFontMiB = 64
+// CJKPackage is the Debian package render names when no CJK font is
+// found: Noto CJK, what Debian, Ubuntu and Fedora install by default.
+const CJKPackage = "fonts-noto-cjk"
 
 // isWide is true for East Asian wide characters: CJK ideographs, kana,
 // Hangul, their punctuation and fullwidth forms.
@@ -32,13 +29,19 @@ func isWide(r rune) bool {
 		(r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF) || (r >= 0x3200 && r <= 0x33FF)
 }
 
-// preferredFonts are CJK fonts with TrueType outlines, best first; other
-// font files in the system folders are tried after them.
+// preferredFonts are CJK fonts, best first; other font files in the
+// system folders are tried after them.
 var preferredFonts = []string{
+	"NotoSansCJK-Regular.ttc", "NotoSansCJK-Regular.otc", "NotoSansCJKsc-Regular.otf", "NotoSansCJKSC-Regular.otf",
+	"SourceHanSans-Regular.ttc", "SourceHanSansSC-Regular.otf",
 	"wqy-zenhei.ttc", "wqy-microhei.ttc", "DroidSansFallbackFull.ttf", "DroidSansFallback.ttf",
 	"msyh.ttc", "msyh.ttf", "simsun.ttc", "simhei.ttf", "uming.ttc", "ukai.ttc",
 	"NanumGothic.ttf", "Arial Unicode.ttf", "ipag.ttf", "ipagp.ttf", "takao-gothic.ttf",
 }
+
+// fontExtensions are the font files render reads: TrueType or CFF
+// outlines, single fonts or collections.
+var fontExtensions = []string{".ttf", ".ttc", ".otf", ".otc"}
 
 // systemFontDirs are the folders fonts are searched in (tests point it
 // elsewhere).
@@ -55,13 +58,14 @@ func fontDirs(home string) []string {
 	return []string{"/usr/share/fonts", "/usr/local/share/fonts", filepath.Join(home, ".local/share/fonts"), filepath.Join(home, ".fonts")}
 }
 
-// fontFace is one usable TrueType face: its bytes as a standalone font
-// file and a parsed copy to ask which characters it has.
+// fontFace is one face of a font file, read from the open file as
+// needed: TrueType or CFF outlines alike.
 type fontFace struct {
 	path string
-	data []byte
 	font *sfnt.Font
 	buf  sfnt.Buffer
+	os2  []byte   // the raw OS/2 table, nil if none
+	file *os.File // nil for a font in memory
 }
 
 func (f *fontFace) has(r rune) bool {
@@ -72,90 +76,208 @@ func (f *fontFace) has(r rune) bool {
 	return err == nil && i != 0
 }
 
-// loadFace reads a .ttf, or the first face of a .ttc collection, if it has
-// TrueType (glyf) outlines; CFF-outline fonts (.otf, Noto CJK) are not
-// what the PDF writer embeds, and are skipped.
-func loadFace(path string) (*fontFace, error) {
-	info, err := os.Stat(path)
+// name is the face's PostScript name, else its family's.
+func (f *fontFace) name() string {
+	for _, id := range []sfnt.NameID{sfnt.NameIDPostScript, sfnt.NameIDFamily} {
+		if s, err := f.font.Name(&f.buf, id); err == nil && s != "" {
+			return s
+		}
+	}
+	return filepath.Base(f.path)
+}
+
+func (f *fontFace) close() {
+	if f.file != nil {
+		f.file.Close()
+		f.file = nil
+	}
+}
+
+// loadFaces opens a font file and returns its faces (one, or each of a
+// collection), which share the open file. A face whose OS/2 table forbids
+// embedding or subsetting is left out, and a file of none is an error.
+func loadFaces(path string) ([]*fontFace, error) {
+	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if info.Size() > maxFontMiB<<20 {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxFontMiB)
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		file.Close()
+		return nil, fmt.Errorf("%s is not a font file", path)
 	}
-	data, err := os.ReadFile(path)
+	faces, err := parseFaces(file, path)
 	if err != nil {
+		file.Close()
 		return nil, err
 	}
-	if bytes.HasPrefix(data, []byte("ttcf")) {
-		if data, err = firstFace(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+	for _, f := range faces {
+		f.file = file
 	}
-	if !hasTable(data, "glyf") {
-		return nil, fmt.Errorf("%s has no TrueType outlines (CFF fonts cannot be embedded here)", path)
-	}
-	f, err := sfnt.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &fontFace{path: path, data: data, font: f}, nil
+	return faces, nil
 }
 
-// hasTable looks a table up in a font's table directory.
-func hasTable(data []byte, tag string) bool {
-	if len(data) < 12 {
-		return false
+// parseFaces reads the faces of the font file r: a collection's, or the
+// one of a single font. Each is read through a faceReader, so that fonts
+// whose tables are not aligned as sfnt insists (WenQuanYi Zen Hei's) are
+// read too.
+func parseFaces(r io.ReaderAt, path string) ([]*fontFace, error) {
+	offsets := []int64{0}
+	var magic [12]byte
+	if _, err := r.ReadAt(magic[:], 0); err != nil {
+		return nil, fmt.Errorf("%s is not a font file", path)
 	}
-	n := int(binary.BigEndian.Uint16(data[4:6]))
-	for i := 0; i < n && 12+16*i+16 <= len(data); i++ {
-		if string(data[12+16*i:12+16*i+4]) == tag {
-			return true
+	if string(magic[:4]) == "ttcf" {
+		n := int(binary.BigEndian.Uint32(magic[8:]))
+		if n < 1 || n > maxFaces {
+			return nil, fmt.Errorf("%s: a collection of %d fonts", path, n)
+		}
+		list := make([]byte, 4*n)
+		if _, err := r.ReadAt(list, 12); err != nil {
+			return nil, fmt.Errorf("%s: damaged font collection", path)
+		}
+		offsets = offsets[:0]
+		for i := range n {
+			offsets = append(offsets, int64(binary.BigEndian.Uint32(list[4*i:])))
 		}
 	}
-	return false
+	var faces []*fontFace
+	var firstErr error
+	refused := false
+	for _, off := range offsets {
+		fr, err := newFaceReader(r, off)
+		if err == nil {
+			var f *sfnt.Font
+			if f, err = sfnt.ParseReaderAt(fr); err == nil {
+				os2 := rawTable(fr, "OS/2")
+				if len(os2) >= 10 && binary.BigEndian.Uint16(os2[8:])&0x0302 != 0 {
+					refused = true // restricted licence, bitmap embedding only, or no subsetting
+					continue
+				}
+				faces = append(faces, &fontFace{path: path, font: f, os2: os2})
+				continue
+			}
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	switch {
+	case len(faces) > 0:
+		return faces, nil
+	case refused:
+		return nil, fmt.Errorf("%s does not permit embedding (its OS/2 fsType)", path)
+	}
+	return nil, fmt.Errorf("%s: %w", path, firstErr)
 }
 
-// firstFace copies the first font of a TrueType collection into a font
-// file of its own: the collection's tables are shared and addressed from
-// the start of the collection, so each is copied and its offset rewritten.
-func firstFace(ttc []byte) ([]byte, error) {
-	bad := errors.New("damaged font collection")
-	if len(ttc) < 16 {
-		return nil, bad
+// Bounds of the font files read.
+const (
+	maxFaces  = 256  // in a collection
+	maxTables = 1024 // in a face
+)
+
+// faceReader presents one face of a font file as a font file of its
+// own, its table directory rewritten so that each table starts on a
+// four-byte boundary; the tables are read from the file where they are.
+type faceReader struct {
+	r    io.ReaderAt
+	head []byte // offset table and table records
+	segs []faceSeg
+	size int64
+}
+
+// faceSeg is a table: at in the face, from in the file, n bytes.
+type faceSeg struct{ at, from, n int64 }
+
+func newFaceReader(r io.ReaderAt, off int64) (*faceReader, error) {
+	head := make([]byte, 12)
+	if _, err := r.ReadAt(head, off); err != nil {
+		return nil, fmt.Errorf("damaged font")
 	}
-	off := int(binary.BigEndian.Uint32(ttc[12:16]))
-	if off+12 > len(ttc) {
-		return nil, bad
+	n := int(binary.BigEndian.Uint16(head[4:]))
+	if n == 0 || n > maxTables {
+		return nil, fmt.Errorf("a font of %d tables", n)
 	}
-	n := int(binary.BigEndian.Uint16(ttc[off+4 : off+6]))
-	dir := off + 12
-	if dir+16*n > len(ttc) {
-		return nil, bad
+	head = append(head, make([]byte, 16*n)...)
+	if _, err := r.ReadAt(head[12:], off+12); err != nil {
+		return nil, fmt.Errorf("damaged font")
 	}
-	head := 12 + 16*n
-	out := make([]byte, head, max(head, len(ttc)/2))
-	copy(out, ttc[off:off+12])
+	fr := &faceReader{r: r, head: head}
+	at := int64(len(head))
 	for i := range n {
-		rec := ttc[dir+16*i : dir+16*i+16]
-		start, length := int(binary.BigEndian.Uint32(rec[8:12])), int(binary.BigEndian.Uint32(rec[12:16]))
-		if start < 0 || length < 0 || start+length > len(ttc) {
-			return nil, bad
-		}
-		copy(out[12+16*i:], rec[:8])
-		binary.BigEndian.PutUint32(out[12+16*i+8:], uint32(len(out)))
-		binary.BigEndian.PutUint32(out[12+16*i+12:], uint32(length))
-		out = append(out, ttc[start:start+length]...)
-		for len(out)%4 != 0 {
-			out = append(out, 0)
+		rec := head[12+16*i:]
+		at = (at + 3) &^ 3
+		from, length := int64(binary.BigEndian.Uint32(rec[8:])), int64(binary.BigEndian.Uint32(rec[12:]))
+		binary.BigEndian.PutUint32(rec[8:], uint32(at))
+		fr.segs = append(fr.segs, faceSeg{at, from, length})
+		at += length
+		if at > 1<<32 {
+			return nil, fmt.Errorf("damaged font")
 		}
 	}
-	return out, nil
+	fr.size = at
+	return fr, nil
+}
+
+func (f *faceReader) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		pos := off + int64(n)
+		if pos < 0 || pos >= f.size {
+			return n, io.EOF
+		}
+		if pos < int64(len(f.head)) {
+			n += copy(p[n:], f.head[pos:])
+			continue
+		}
+		next := f.size // where the padding after pos ends
+		inTable := false
+		for _, s := range f.segs {
+			if pos >= s.at && pos < s.at+s.n {
+				k := int(min(int64(len(p)-n), s.at+s.n-pos))
+				m, err := f.r.ReadAt(p[n:n+k], s.from+pos-s.at)
+				n += m
+				if m < k {
+					if err == nil {
+						err = io.ErrUnexpectedEOF
+					}
+					return n, err
+				}
+				inTable = true
+				break
+			}
+			if s.at > pos {
+				next = min(next, s.at)
+			}
+		}
+		if !inTable {
+			for ; n < len(p) && off+int64(n) < next; n++ {
+				p[n] = 0
+			}
+		}
+	}
+	return n, nil
+}
+
+// rawTable reads one table of a face, or nil.
+func rawTable(fr *faceReader, tag string) []byte {
+	for i, s := range fr.segs {
+		if string(fr.head[12+16*i:][:4]) != tag || s.n > 1<<16 {
+			continue
+		}
+		data := make([]byte, s.n)
+		if _, err := fr.ReadAt(data, s.at); err != nil {
+			return nil
+		}
+		return data
+	}
+	return nil
 }
 
 // candidateFonts lists font files to try for characters the built-in
 // fonts lack: render.fonts first, then the preferred CJK fonts, then every
-// other TrueType font in the system's folders.
+// other font in the system's folders.
 func candidateFonts(env *tool.Env) []string {
 	var out []string
 	if env.Config != nil {
@@ -169,7 +291,7 @@ func candidateFonts(env *tool.Env) []string {
 			if err != nil {
 				return nil
 			}
-			if ext := strings.ToLower(filepath.Ext(p)); !d.IsDir() && (ext == ".ttf" || ext == ".ttc") {
+			if !d.IsDir() && slices.Contains(fontExtensions, strings.ToLower(filepath.Ext(p))) {
 				found = append(found, p)
 			}
 			return nil
@@ -187,9 +309,11 @@ func candidateFonts(env *tool.Env) []string {
 	return append(out, found...)
 }
 
-// fallbackFace finds the font that has the most of the characters
-// missing from the built-in fonts, stopping at the first that has them
-// all. A font named in render.fonts that cannot be used is a warning.
+// fallbackFace finds the font face that has the most of the characters
+// missing from the built-in fonts, stopping at the first file that has
+// them all; among the faces of a collection that do as well, the one for
+// the text's region (regionFace). A font named in render.fonts that cannot
+// be used is a warning. The face returned is open: the caller closes it.
 func (j *job) fallbackFace(missing []rune) (*fontFace, []rune) {
 	var best *fontFace
 	bestMissing := missing
@@ -199,29 +323,80 @@ func (j *job) fallbackFace(missing []rune) (*fontFace, []rune) {
 			configured[j.env.Abs(p)] = true
 		}
 	}
+	region := regionOf(missing)
 	for _, p := range candidateFonts(j.env) {
 		if err := j.ctx.Err(); err != nil {
-			return best, bestMissing
+			break
 		}
-		face, err := loadFace(p)
+		faces, err := loadFaces(p)
 		if err != nil {
 			if configured[p] {
 				j.warn("render.fonts: %v", err)
 			}
 			continue
 		}
-		var lack []rune
-		for _, r := range missing {
-			if !face.has(r) {
-				lack = append(lack, r)
+		var pick *fontFace
+		var pickLack []rune
+		for _, face := range faces {
+			var lack []rune
+			for _, r := range missing {
+				if !face.has(r) {
+					lack = append(lack, r)
+				}
+			}
+			if pick == nil || len(lack) < len(pickLack) || (len(lack) == len(pickLack) && regionScore(face, region) > regionScore(pick, region)) {
+				pick, pickLack = face, lack
 			}
 		}
-		if len(lack) < len(bestMissing) {
-			best, bestMissing = face, lack
+		if len(pickLack) < len(bestMissing) {
+			if best != nil {
+				best.close()
+			}
+			best, bestMissing = pick, pickLack
+		} else {
+			pick.close()
 		}
-		if len(lack) == 0 {
+		if len(bestMissing) == 0 {
 			break
 		}
 	}
 	return best, bestMissing
+}
+
+// regionOf names the CJK region whose glyph forms suit the characters:
+// Japanese with kana, Korean with Hangul and no Han, else Chinese
+// (simplified) with Han, else none.
+func regionOf(rs []rune) string {
+	han, hangul := false, false
+	for _, r := range rs {
+		switch {
+		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+			return "jp"
+		case unicode.Is(unicode.Hangul, r):
+			hangul = true
+		case unicode.Is(unicode.Han, r):
+			han = true
+		}
+	}
+	switch {
+	case hangul && !han:
+		return "kr"
+	case han:
+		return "sc"
+	}
+	return ""
+}
+
+// regionScore prefers, among a collection's faces, proportional ones of
+// the region (Noto Sans CJK SC for Chinese, … JP, … KR).
+func regionScore(f *fontFace, region string) int {
+	name := strings.ToLower(f.name())
+	score := 0
+	if !strings.Contains(name, "mono") {
+		score++
+	}
+	if region != "" && (strings.Contains(name, "cjk"+region) || strings.HasSuffix(name, " "+region) || strings.Contains(name, "sans"+region)) {
+		score += 2
+	}
+	return score
 }

@@ -1,10 +1,14 @@
 package render
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/go-pdf/fpdf"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/sfnt"
 
 	"github.com/mcode-dev/mcode/pkg/config"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -72,21 +76,34 @@ func FuzzParseCell(f *testing.F) {
 	})
 }
 
-// FuzzFirstFace: a damaged font collection is an error, never a panic;
-// what it extracts is a font whose every table lies inside it.
-func FuzzFirstFace(f *testing.F) {
-	f.Add([]byte("ttcf\x00\x01\x00\x00\x00\x00\x00\x01\x00\x00\x00\x10\x00\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00glyf\x00\x00\x00\x00\x00\x00\x00\x2c\x00\x00\x00\x04abcd"))
+// FuzzFontFile: a damaged font file is an error, never a panic; a face
+// it has becomes a TrueType subset that sfnt and the PDF writer both read.
+func FuzzFontFile(f *testing.F) {
+	f.Add(goregular.TTF)
+	f.Add(append([]byte("ttcf\x00\x01\x00\x00\x00\x00\x00\x01\x00\x00\x00\x10"), goregular.TTF[:64]...))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, err := firstFace(data)
+		faces, err := parseFaces(bytes.NewReader(data), "fuzz.ttf")
 		if err != nil {
 			return
 		}
-		n := int(binary.BigEndian.Uint16(out[4:6]))
-		for i := range n {
-			rec := out[12+16*i : 12+16*i+16]
-			start, length := int(binary.BigEndian.Uint32(rec[8:12])), int(binary.BigEndian.Uint32(rec[12:16]))
-			if start+length > len(out) {
-				t.Fatalf("table %q at %d+%d lies outside the %d-byte font", rec[:4], start, length, len(out))
+		for _, face := range faces {
+			var runes []rune
+			for _, r := range "AzÉ中あ한" {
+				if face.has(r) {
+					runes = append(runes, r)
+				}
+			}
+			ttf, err := trueTypeSubset(face.font, runes, face.os2)
+			if err != nil {
+				continue
+			}
+			if _, err := sfnt.Parse(ttf); err != nil {
+				t.Fatalf("the subset does not parse: %v", err)
+			}
+			pdf := fpdf.New("P", "pt", "A4", "")
+			pdf.AddUTF8FontFromBytes("f", "", ttf)
+			if err := pdf.Error(); err != nil {
+				t.Fatalf("the PDF writer refuses the subset: %v", err)
 			}
 		}
 	})

@@ -87,3 +87,16 @@ func errCode(err error) tool.Code {
 	}
 	return ""
 }
+
+// testPDFWriter is a PDF writer on a page, as a render of params p would
+// make, under ctx.
+func testPDFWriter(t *testing.T, ctx context.Context) *pdfWriter {
+	t.Helper()
+	j := &job{ctx: ctx, env: testEnv(t), images: map[string]*loadedImage{}}
+	w, err := newPDFWriter(j, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.newPage()
+	return w
+}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-pdf/fpdf"
 	"golang.org/x/image/font/gofont/gobold"
@@ -65,6 +67,8 @@ type piece struct {
 	strike bool
 	code   bool
 	space  bool
+	run    int // the run the text is from, and where in its text it starts
+	off    int
 }
 
 type pdfLine struct {
@@ -80,7 +84,11 @@ type pdfWriter struct {
 	y          float64
 	cover      bool
 	primary    *fontFace
-	fallback   *fontFace
+	fallRunes  map[rune]bool // what the fallback font has
+	fallFamily string        // its family name in the PDF
+	bestFont   string        // the font file that came nearest, for the error
+	lacking    map[rune]bool // characters met that no font has
+	noGap      bool          // the block drawn goes on in the next: no space after it
 	widths     map[widthKey]float64
 	decos      []func(top, h float64)
 	lastLevel  int
@@ -90,6 +98,8 @@ type pdfWriter struct {
 	// which would make two renders differ: each width is used once.
 	pixelWidths map[int]bool
 	shown       map[string]*loadedImage // image source → what was embedded
+	polls       int                     // see stopped
+	halted      bool
 }
 
 // padToUniqueWidth returns the picture as a PNG with transparent columns
@@ -118,7 +128,70 @@ type widthKey struct {
 	r    rune
 }
 
-func (j *job) pdf(out io.Writer, doc *Doc) error {
+func (j *job) pdf(st *docStream) (func(io.Writer) error, error) {
+	w, err := newPDFWriter(j, "", st.MetaString("author"))
+	if err != nil {
+		return nil, err
+	}
+	f := w.f
+	if err := w.findFallback(st); err != nil {
+		return nil, err
+	}
+	f.SetFooterFunc(w.footer)
+	title, err := st.Title()
+	if err != nil {
+		return nil, err
+	}
+	f.SetTitle(title, true)
+	if w.cover {
+		w.coverPage(title, st)
+	}
+	w.newPage()
+	width := w.pageW - 2*pdfMargin
+	for {
+		b, err := st.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		j.countBlocks([]Block{b})
+		if next, err := st.Peek(); err == nil && next.Cont && next.Kind == b.Kind {
+			w.noGap = true // the list goes on in the next block
+		}
+		if b.Kind == Table {
+			err = w.table(b, st, pdfMargin, width)
+			w.gap(8)
+		} else {
+			err = w.blocks([]Block{b}, pdfMargin, width, "")
+		}
+		w.noGap = false
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := j.ctx.Err(); err != nil {
+		return nil, err // what the layout did after the deadline is cut short
+	}
+	if err := w.lackingFonts(); err != nil {
+		return nil, err
+	}
+	if err := f.Error(); err != nil {
+		return nil, fmt.Errorf("pdf: %w", err)
+	}
+	j.counts.Pages = f.PageCount()
+	return func(out io.Writer) error {
+		if err := f.Output(&subsetTagger{w: out}); err != nil {
+			return fmt.Errorf("pdf: %w", err)
+		}
+		return nil
+	}, nil
+}
+
+// newPDFWriter starts a PDF on the job's paper, with the Go fonts ready
+// to register.
+func newPDFWriter(j *job, title, author string) (*pdfWriter, error) {
 	paper := "A4"
 	if j.p.Paper == PaperLtr {
 		paper = "Letter"
@@ -130,10 +203,9 @@ func (j *job) pdf(out io.Writer, doc *Doc) error {
 	f.SetModificationDate(zipTime)
 	f.SetAutoPageBreak(false, 0)
 	f.SetMargins(pdfMargin, pdfMargin, pdfMargin)
-	title := doc.Title()
 	f.SetTitle(title, true)
-	if a := doc.MetaString("author"); a != "" {
-		f.SetAuthor(a, true)
+	if author != "" {
+		f.SetAuthor(author, true)
 	}
 	f.SetCreator("mcode render", true)
 	w := &pdfWriter{job: j, f: f, cover: j.p.Cover, widths: map[widthKey]float64{}, registered: map[string]string{}, lastLevel: -1,
@@ -145,110 +217,72 @@ func (j *job) pdf(out io.Writer, doc *Doc) error {
 	}
 	primary, err := sfnt.Parse(goregular.TTF)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w.primary = &fontFace{font: primary}
-	if err := w.findFallback(doc); err != nil {
-		return err
-	}
-	f.SetFooterFunc(w.footer)
-	if w.cover {
-		w.coverPage(doc)
-	}
-	w.newPage()
-	if err := w.blocks(doc.Blocks, pdfMargin, w.pageW-2*pdfMargin, ""); err != nil {
-		return err
-	}
-	if err := f.Error(); err != nil {
-		return fmt.Errorf("pdf: %w", err)
-	}
-	j.counts.Pages = f.PageCount()
-	var buf bytes.Buffer
-	if err := f.Output(&buf); err != nil {
-		return fmt.Errorf("pdf: %w", err)
-	}
-	_, err = out.Write(tagSubsets(buf.Bytes()))
-	return err
+	return w, nil
 }
 
-// tagSubsets names each embedded font as the subset it is ("ABCDEF+name",
-// PDF 9.6.4), which the PDF writer does not: its names are "utf8" and the
-// family, and the family's prefix makes the tag fit in the same bytes, so
-// no offset in the file moves.
-func tagSubsets(pdf []byte) []byte {
+// subsetTagger names each embedded font as the subset it is
+// ("ABCDEF+name", PDF 9.6.4), which the PDF writer does not: its names are
+// "utf8" and the family, and the family's prefix makes the tag fit in the
+// same bytes, so no offset in the file moves. The PDF writer writes the
+// file in one piece; a name cut between two writes would keep its untagged
+// name.
+type subsetTagger struct {
+	w io.Writer
+}
+
+func (t *subsetTagger) Write(pdf []byte) (int, error) {
 	marker := []byte("/utf8" + fontPrefix)
-	var out []byte
+	last := 0
 	for {
-		i := bytes.Index(pdf, marker)
+		i := bytes.Index(pdf[last:], marker)
 		if i < 0 {
-			return append(out, pdf...)
+			break
 		}
+		i += last
 		end := i + len(marker)
 		for end < len(pdf) && (pdf[end] >= 'a' && pdf[end] <= 'z' || pdf[end] >= 'A' && pdf[end] <= 'Z' || pdf[end] >= '0' && pdf[end] <= '9') {
 			end++
 		}
-		name := pdf[i+len(marker) : end]
-		sum := sha256.Sum256(name)
-		tag := make([]byte, 6)
-		for k := range tag {
-			tag[k] = 'A' + sum[k]%26
+		sum := sha256.Sum256(pdf[i+len(marker) : end])
+		tag := []byte("/ABCDEF+")
+		for k := range 6 {
+			tag[1+k] = 'A' + sum[k]%26
 		}
-		out = append(out, pdf[:i]...)
-		out = append(out, '/')
-		out = append(out, tag...)
-		out = append(out, '+')
-		out = append(out, name...)
-		pdf = pdf[end:]
+		if _, err := t.w.Write(pdf[last:i]); err != nil {
+			return 0, err
+		}
+		if _, err := t.w.Write(tag); err != nil {
+			return 0, err
+		}
+		last = i + len(marker)
 	}
+	if _, err := t.w.Write(pdf[last:]); err != nil {
+		return 0, err
+	}
+	return len(pdf), nil
 }
 
-// findFallback looks for a font with every character the Go fonts lack.
-// CJK text without one is not_found (never boxes); other missing
-// characters are a warning and left out.
-func (w *pdfWriter) findFallback(doc *Doc) error {
+// findFallback looks for a font with every character the Go fonts lack,
+// reading the source once for them (in text or not: the fallback is
+// chosen for all it may have to show).
+func (w *pdfWriter) findFallback(st *docStream) error {
 	seen := map[rune]bool{}
 	var missing []rune
-	var visit func(bs []Block)
-	check := func(s string) {
-		for _, r := range s {
-			if !seen[r] && !unicode.IsSpace(r) && !unicode.IsControl(r) {
-				seen[r] = true
-				if !w.primary.has(r) {
-					missing = append(missing, r)
-				}
+	r := bufio.NewReader(io.NewSectionReader(st.src, 0, st.size))
+	for {
+		c, _, err := r.ReadRune()
+		if err != nil {
+			break
+		}
+		if !seen[c] && !unicode.IsSpace(c) && !unicode.IsControl(c) && c != utf8.RuneError {
+			seen[c] = true
+			if !w.primary.has(c) {
+				missing = append(missing, c)
 			}
 		}
-	}
-	checkRuns := func(runs []Run) {
-		for _, r := range runs {
-			check(r.Text)
-		}
-	}
-	visit = func(bs []Block) {
-		for _, b := range bs {
-			checkRuns(b.Runs)
-			if b.Kind == Code {
-				check(b.Code)
-			}
-			visit(b.Children)
-			for _, it := range b.Items {
-				visit(it.Blocks)
-			}
-			if b.Table != nil {
-				for _, c := range b.Table.Header {
-					checkRuns(c)
-				}
-				for _, row := range b.Table.Rows {
-					for _, c := range row {
-						checkRuns(c)
-					}
-				}
-			}
-		}
-	}
-	visit(doc.Blocks)
-	if w.cover {
-		check(doc.Title() + doc.MetaString("subtitle") + doc.MetaString("author") + doc.MetaString("date"))
 	}
 	if len(missing) == 0 {
 		return nil
@@ -256,28 +290,73 @@ func (w *pdfWriter) findFallback(doc *Doc) error {
 	sort.Slice(missing, func(a, b int) bool { return missing[a] < missing[b] })
 	face, lack := w.fallbackFace(missing)
 	if face != nil && len(lack) < len(missing) {
-		w.fallback = face
-		w.fonts[fontKey{famFall, ""}] = face.data
+		if err := w.useFallback(face, missing, lack); err != nil {
+			w.warn("font %s cannot be used: %v", face.path, err)
+		}
+	}
+	if face != nil {
+		w.bestFont = face.path
+		face.close()
+	}
+	return nil
+}
+
+// lackingFonts is the error (CJK) or the warning (other characters) of
+// the characters the layout met that no font has.
+func (w *pdfWriter) lackingFonts() error {
+	if len(w.lacking) == 0 {
+		return nil
 	}
 	var cjk, other []rune
-	for _, r := range lack {
+	for r := range w.lacking {
 		if isWide(r) {
 			cjk = append(cjk, r)
 		} else {
 			other = append(other, r)
 		}
 	}
+	sort.Slice(cjk, func(a, b int) bool { return cjk[a] < cjk[b] })
+	sort.Slice(other, func(a, b int) bool { return other[a] < other[b] })
 	if len(cjk) > 0 {
 		msg := fmt.Sprintf("no font found for the CJK characters %s", sample(cjk))
-		if face != nil {
-			msg += fmt.Sprintf(" (the best, %s, lacks them)", face.path)
+		if w.bestFont != "" {
+			msg += fmt.Sprintf(" (the best, %s, lacks them)", w.bestFont)
 		}
 		return &tool.Error{Code: tool.CodeNotFound, Message: msg,
-			Hint: fmt.Sprintf("install a CJK font with TrueType outlines (apt-get install %s), or name one in the config key render.fonts; CFF fonts such as fonts-noto-cjk cannot be embedded", CJKPackage)}
+			Hint: fmt.Sprintf("install a CJK font (apt-get install %s), or name a font file (.ttf, .otf, .ttc, .otc) in the config key render.fonts", CJKPackage)}
 	}
-	if len(other) > 0 {
-		w.warn("no font has the characters %s; they are left out of the PDF (name a font that has them in render.fonts)", sample(other))
+	w.warn("no font has the characters %s; they are left out of the PDF (name a font that has them in render.fonts)", sample(other))
+	return nil
+}
+
+// useFallback makes face the fallback font for the characters of missing
+// it has (all but lack): a TrueType font of just their glyphs, whatever
+// the outlines of face (see trueTypeSubset), named after face.
+func (w *pdfWriter) useFallback(face *fontFace, missing, lack []rune) error {
+	lacks := map[rune]bool{}
+	for _, r := range lack {
+		lacks[r] = true
 	}
+	has := map[rune]bool{}
+	var runes []rune
+	for _, r := range missing {
+		if !lacks[r] {
+			has[r] = true
+			runes = append(runes, r)
+		}
+	}
+	data, err := trueTypeSubset(face.font, runes, face.os2)
+	if err != nil {
+		return err
+	}
+	family := famFall
+	for _, r := range strings.ToLower(face.name()) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			family += string(r)
+		}
+	}
+	w.fallRunes, w.fallFamily = has, family
+	w.fonts[fontKey{family, ""}] = data
 	return nil
 }
 
@@ -318,9 +397,8 @@ func (w *pdfWriter) footer() {
 	w.f.SetTextColor(0, 0, 0)
 }
 
-func (w *pdfWriter) coverPage(doc *Doc) {
+func (w *pdfWriter) coverPage(title string, doc *docStream) {
 	w.newPage()
-	title := doc.Title()
 	if title == "" {
 		w.warn("the cover page has no title: give one as title in the front matter or as the first heading")
 	}
@@ -388,7 +466,9 @@ func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
 			if err := w.list(b, x, width, base, 0); err != nil {
 				return err
 			}
-			w.gap(4)
+			if !w.noGap {
+				w.gap(4)
+			}
 		case Code:
 			w.code(b.Code, x, width)
 			w.gap(8)
@@ -398,13 +478,16 @@ func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
 				w.f.SetFillColor(191, 191, 191)
 				w.f.Rect(bar, top, 2.5, h, "F")
 			})
-			err := w.blocks(b.Children, x+quoteIndent, width-quoteIndent, "I")
+			qx, qw := w.indented(x, width, quoteIndent)
+			err := w.blocks(b.Children, qx, qw, "I")
 			w.decos = w.decos[:len(w.decos)-1]
 			if err != nil {
 				return err
 			}
 		case Table:
-			w.table(b.Table, x, width)
+			if err := w.table(b, nil, x, width); err != nil {
+				return err
+			}
 			w.gap(8)
 		case Picture:
 			w.picture(b.Image, x, width)
@@ -418,6 +501,15 @@ func (w *pdfWriter) blocks(bs []Block, x, width float64, base string) error {
 		}
 	}
 	return nil
+}
+
+// indented is the left edge and width of a block nested step further in
+// than x, width: as far as leaves it a share of the text width
+// (minIndentedShare); deeper blocks line up with it, so that text nested
+// forty deep stays on the page.
+func (w *pdfWriter) indented(x, width, step float64) (float64, float64) {
+	step = max(0, min(step, width-minIndentedShare*(w.pageW-2*pdfMargin)))
+	return x + step, width - step
 }
 
 func (w *pdfWriter) list(b Block, x, width float64, base string, depth int) error {
@@ -436,21 +528,21 @@ func (w *pdfWriter) list(b Block, x, width float64, base string, depth int) erro
 			}
 		}
 		rest := it.Blocks
-		ix := x + listIndent + float64(len(marker)-1)*2
+		ix, iw := w.indented(x, width, listIndent+float64(len(marker)-1)*2)
 		if len(rest) > 0 && rest[0].Kind == Para {
-			w.paragraphMarker(rest[0].Runs, ix, width-(ix-x), bodyPt, base, "", marker)
+			w.paragraphMarker(rest[0].Runs, ix, iw, bodyPt, base, "", marker)
 			rest = rest[1:]
 		} else {
-			w.paragraphMarker([]Run{{Text: " "}}, ix, width-(ix-x), bodyPt, base, "", marker)
+			w.paragraphMarker([]Run{{Text: " "}}, ix, iw, bodyPt, base, "", marker)
 		}
 		for _, c := range rest {
 			if c.Kind == List {
-				if err := w.list(c, ix, width-(ix-x), base, depth+1); err != nil {
+				if err := w.list(c, ix, iw, base, depth+1); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := w.blocks([]Block{c}, ix, width-(ix-x), base); err != nil {
+			if err := w.blocks([]Block{c}, ix, iw, base); err != nil {
 				return err
 			}
 		}
@@ -490,10 +582,10 @@ func (w *pdfWriter) paragraphMarker(runs []Run, x, width, size float64, base, al
 // fonts a document uses are embedded.
 func (w *pdfWriter) setFont(k fontKey, size float64) {
 	if data, ok := w.fonts[k]; ok {
-		if k.family != famFall {
+		if k.family != w.fallFamily {
 			// A copy: the PDF writer edits glyph data in the bytes it is
 			// given, which would change the next render of this process
-			// (the fallback is read from disk for each render).
+			// (the fallback is built for each render).
 			data = bytes.Clone(data)
 		}
 		w.f.AddUTF8FontFromBytes(k.family, k.style, data)
@@ -525,8 +617,8 @@ func (w *pdfWriter) fontFor(r rune, mono bool, style string) (fontKey, bool) {
 		}
 		return fontKey{famSans, style}, true
 	}
-	if w.fallback != nil && w.fallback.has(r) {
-		return fontKey{famFall, ""}, true
+	if w.fallRunes[r] {
+		return fontKey{w.fallFamily, ""}, true
 	}
 	return fontKey{}, false
 }
@@ -552,7 +644,7 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 			cur = nil
 		}
 	}
-	for _, run := range runs {
+	for ri, run := range runs {
 		if run.Break {
 			end()
 			out = append(out, atom{pieces: []piece{{text: "\n"}}})
@@ -568,12 +660,23 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 		if style == "IB" {
 			style = "BI"
 		}
-		for _, r := range run.Text {
+		for i, r := range run.Text {
+			if w.stopped() {
+				end()
+				return out
+			}
 			if r == '\t' {
 				r = ' '
 			}
+			if unicode.IsControl(r) {
+				continue
+			}
 			k, ok := w.fontFor(r, run.Mono, style)
-			if !ok || unicode.IsControl(r) {
+			if !ok {
+				if w.lacking == nil {
+					w.lacking = map[rune]bool{}
+				}
+				w.lacking[r] = true
 				continue
 			}
 			rw := w.width(k, size, r)
@@ -596,12 +699,14 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 					cur = &atom{}
 				}
 			}
-			n := len(cur.pieces)
-			if n > 0 && cur.pieces[n-1].font == k && cur.pieces[n-1].link == run.Link && cur.pieces[n-1].strike == run.Strike && cur.pieces[n-1].code == run.Mono {
-				cur.pieces[n-1].text += string(r)
-				cur.pieces[n-1].w += rw
+			// A piece is a slice of its run's text, grown in place while the
+			// characters follow one another in one font: building it by
+			// concatenation would copy a long word once per character.
+			if last := lastPiece(cur.pieces); last != nil && last.run == ri && last.off+len(last.text) == i && last.font == k {
+				last.text = run.Text[last.off : i+utf8.RuneLen(r)]
+				last.w += rw
 			} else {
-				cur.pieces = append(cur.pieces, piece{text: string(r), font: k, size: size, w: rw, link: run.Link, strike: run.Strike, code: run.Mono})
+				cur.pieces = append(cur.pieces, piece{text: run.Text[i : i+utf8.RuneLen(r)], run: ri, off: i, font: k, size: size, w: rw, link: run.Link, strike: run.Strike, code: run.Mono})
 			}
 			cur.w += rw
 			if wide {
@@ -612,6 +717,28 @@ func (w *pdfWriter) atoms(runs []Run, size float64, base string) []atom {
 	}
 	end()
 	return out
+}
+
+func lastPiece(ps []piece) *piece {
+	if len(ps) == 0 {
+		return nil
+	}
+	return &ps[len(ps)-1]
+}
+
+// stopped is true once the time limit has passed; the loops over
+// characters ask it for each one and it looks at the deadline every
+// pollEvery asks. Once stopped, what the loops return is cut short and
+// the render ends with the context's error.
+func (w *pdfWriter) stopped() bool {
+	if w.halted {
+		return true
+	}
+	w.polls++
+	if w.polls%pollEvery == 0 && w.ctx.Err() != nil {
+		w.halted = true
+	}
+	return w.halted
 }
 
 // wrap breaks runs into lines at most width wide, measuring each
@@ -645,7 +772,7 @@ func (w *pdfWriter) wrap(runs []Run, width, size float64, base string) []pdfLine
 		}
 		if a.w > width {
 			// A word wider than the line is cut where it must be.
-			for _, p := range splitPieces(a.pieces, width-cur.w, width, w) {
+			for _, p := range w.splitPieces(a.pieces, width-cur.w, width) {
 				if cur.w+p.w > width+0.01 && len(cur.pieces) > 0 {
 					push()
 				}
@@ -664,27 +791,36 @@ func (w *pdfWriter) wrap(runs []Run, width, size float64, base string) []pdfLine
 }
 
 // splitPieces cuts pieces into chunks that fit: the first into room, the
-// others into width.
-func splitPieces(ps []piece, room, width float64, w *pdfWriter) []piece {
+// others into width. Each chunk is a slice of its piece's text.
+func (w *pdfWriter) splitPieces(ps []piece, room, width float64) []piece {
 	var out []piece
 	for _, p := range ps {
-		chunk := piece{font: p.font, size: p.size, link: p.link, strike: p.strike, code: p.code}
-		for _, r := range p.text {
-			rw := w.width(p.font, p.size, r)
-			if chunk.w+rw > room && chunk.text != "" {
-				out = append(out, chunk)
-				chunk = piece{font: p.font, size: p.size, link: p.link, strike: p.strike, code: p.code}
-				room = width
+		from := 0
+		cw := 0.0
+		for i, r := range p.text {
+			if w.stopped() {
+				return out
 			}
-			chunk.text += string(r)
-			chunk.w += rw
+			rw := w.width(p.font, p.size, r)
+			if cw+rw > room && i > from {
+				out = append(out, p.slice(from, i, cw))
+				from, cw, room = i, 0, width
+			}
+			cw += rw
 		}
-		if chunk.text != "" {
-			room -= chunk.w
-			out = append(out, chunk)
+		if from < len(p.text) {
+			room -= cw
+			out = append(out, p.slice(from, len(p.text), cw))
 		}
 	}
 	return out
+}
+
+// slice is the piece's text from byte i to j, w wide.
+func (p piece) slice(i, j int, w float64) piece {
+	q := p
+	q.text, q.off, q.w = p.text[i:j], p.off+i, w
+	return q
 }
 
 // drawLine sets a line's pieces from x on the baseline, joining pieces of
@@ -734,6 +870,9 @@ func (w *pdfWriter) code(text string, x, width float64) {
 	defer func() { w.decos = w.decos[:len(w.decos)-1] }()
 	w.line(4, func(float64) {})
 	for _, src := range strings.Split(text, "\n") {
+		if w.stopped() {
+			return
+		}
 		var pieces []piece
 		src = strings.ReplaceAll(src, "\t", "    ")
 		for _, a := range w.atoms([]Run{{Text: src, Mono: true}}, codePt, "") {
@@ -742,7 +881,7 @@ func (w *pdfWriter) code(text string, x, width float64) {
 		// Code keeps its spaces and breaks anywhere.
 		var lines []pdfLine
 		cur := pdfLine{}
-		for _, p := range splitPieces(pieces, width-12, width-12, w) {
+		for _, p := range w.splitPieces(pieces, width-12, width-12) {
 			if cur.w+p.w > width-12+0.01 && len(cur.pieces) > 0 {
 				lines = append(lines, cur)
 				cur = pdfLine{}
@@ -758,36 +897,54 @@ func (w *pdfWriter) code(text string, x, width float64) {
 	w.line(4, func(float64) {})
 }
 
-func (w *pdfWriter) table(t *GridTable, x, width float64) {
-	cols := len(t.Header)
-	for _, r := range t.Rows {
-		cols = max(cols, len(r))
-	}
-	if cols == 0 {
-		return
-	}
+// table draws a table, its rows from first and the blocks st gives next
+// that go on with it (st nil: first alone), read twice: once to size the
+// columns, once to draw the rows.
+func (w *pdfWriter) table(first Block, st *docStream, x, width float64) error {
+	t := first.Table
+	cols := 0
+	var natural, least []float64
 	cell := func(row [][]Run, c int) []Run {
 		if c < len(row) {
 			return row[c]
 		}
 		return nil
 	}
-	natural := make([]float64, cols)
-	least := make([]float64, cols)
-	all := append([][][]Run{t.Header}, t.Rows...)
-	for ri, row := range all {
-		base := ""
-		if ri == 0 {
-			base = "B"
+	measure := func(row [][]Run, base string) {
+		cols = max(cols, len(row))
+		for len(natural) < cols {
+			natural, least = append(natural, 0), append(least, 0)
 		}
-		for c := range cols {
+		for c := range row {
 			sum := 0.0
-			for _, a := range w.atoms(cell(row, c), tablePt, base) {
+			for _, a := range w.atoms(row[c], tablePt, base) {
 				sum += a.w
 				least[c] = max(least[c], a.w)
 			}
 			natural[c] = max(natural[c], sum)
 		}
+	}
+	m := streamMark{}
+	if st != nil {
+		m = st.Mark()
+	}
+	measure(t.Header, "B")
+	err := eachPiece(first, st, func(piece *GridTable) error {
+		for _, r := range piece.Rows {
+			measure(r, "")
+		}
+		return w.ctx.Err()
+	})
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		if err := st.Reset(m); err != nil {
+			return err
+		}
+	}
+	if cols == 0 {
+		return nil
 	}
 	colW := columnWidths(natural, least, width, 2*cellPad)
 	lh := tablePt * 1.35
@@ -820,12 +977,15 @@ func (w *pdfWriter) table(t *GridTable, x, width float64) {
 		}
 	}
 	drawRow(t.Header, true)
-	for _, r := range t.Rows {
-		if w.ctx.Err() != nil {
-			return
+	return eachPiece(first, st, func(piece *GridTable) error {
+		for _, r := range piece.Rows {
+			if err := w.ctx.Err(); err != nil {
+				return err
+			}
+			drawRow(r, false)
 		}
-		drawRow(r, false)
-	}
+		return nil
+	})
 }
 
 // rowSlice draws lines from…to of a table row's cells at the cursor.
@@ -938,3 +1098,7 @@ func (w *pdfWriter) picture(img *Image, x, width float64) {
 		w.f.ImageOptions(name, x+(width-iw)/2, top, drawn, ih, false, fpdf.ImageOptions{}, 0, "")
 	})
 }
+
+// pollEvery is how many characters the layout loops handle between two
+// looks at the deadline.
+const pollEvery = 1024

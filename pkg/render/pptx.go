@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // Slide sizes in EMU.
@@ -25,13 +27,6 @@ const (
 
 const nsPresML = `xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"`
 
-// slide is one Marp slide: a title, its body and its speaker notes.
-type slide struct {
-	title []Run
-	body  []Block
-	notes []string
-}
-
 // marpDirective matches a comment that is a Marp directive (<!-- paginate:
 // true -->), which is not a speaker note.
 var marpDirective = sync.OnceValue(func() *regexp.Regexp {
@@ -47,36 +42,8 @@ func isDirective(comment string) bool {
 	return true
 }
 
-// slides splits the document on its top-level --- lines.
-func slides(doc *Doc) []slide {
-	var out []slide
-	cur := slide{}
-	flush := func() {
-		if cur.title != nil || len(cur.body) > 0 || len(cur.notes) > 0 {
-			out = append(out, cur)
-		}
-		cur = slide{}
-	}
-	for _, b := range doc.Blocks {
-		switch {
-		case b.Kind == Rule:
-			flush()
-		case b.Kind == Comment:
-			if b.Code != "" && !isDirective(b.Code) {
-				cur.notes = append(cur.notes, b.Code)
-			}
-		case b.Kind == Heading && cur.title == nil && len(cur.body) == 0:
-			cur.title = b.Runs
-			if len(cur.title) == 0 {
-				cur.title = []Run{}
-			}
-		default:
-			cur.body = append(cur.body, b)
-		}
-	}
-	flush()
-	return out
-}
+// MaxSlides bounds the slides of a deck.
+const MaxSlides = 10000
 
 type pptxWriter struct {
 	*job
@@ -84,15 +51,36 @@ type pptxWriter struct {
 	w, h    int64
 	images  map[string]string // source → media part name
 	shapeID int
+	paras   int  // paragraphs of the text box being written
 	italic  bool // inside a block quote
 }
 
-func (j *job) pptx(out io.Writer, doc *Doc) error {
+// slidePlan is what a first reading of a slide's blocks finds: whether it
+// has anything, its title, and the shapes of its body with the heights
+// they would like.
+type slidePlan struct {
+	empty bool
+	title []Run // nil: none
+	parts []partPlan
+}
+
+// partPlan is one shape of a slide's body: a text box of neighbouring
+// text blocks, or a table, a picture or a code block.
+type partPlan struct {
+	kind   BlockKind // Para for a text box
+	height int64
+	cols   int // a table's
+	rows   int
+}
+
+func (j *job) pptx(st *docStream) (func(io.Writer) error, error) {
 	aspect := j.p.Aspect
 	if aspect == "" {
-		aspect = doc.MetaString("size")
+		aspect = st.MetaString("size")
 	}
-	w := &pptxWriter{job: j, pkg: newPkg(), w: slideW169, h: slideH, images: map[string]string{}}
+	p := newPkg()
+	j.cleanups = append(j.cleanups, p.close)
+	w := &pptxWriter{job: j, pkg: p, w: slideW169, h: slideH, images: map[string]string{}}
 	sizeType := "custom"
 	switch aspect {
 	case "", Aspect169:
@@ -101,43 +89,69 @@ func (j *job) pptx(out io.Writer, doc *Doc) error {
 	default:
 		j.warn("front matter size %q is neither 16:9 nor 4:3; using 16:9", aspect)
 	}
-	list := slides(doc)
-	if len(list) == 0 {
-		list = []slide{{title: []Run{{Text: doc.Title()}}}}
-	}
-	j.counts.Slides = len(list)
-	var presRels rels
+	p.rootRels("ppt/presentation.xml")
+	pres := p.create("ppt/presentation.xml", "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml")
+	presRels := p.relsPart("ppt/_rels/presentation.xml.rels")
 	presRels.add(relOffice+"/slideMaster", "slideMasters/slideMaster1.xml")
 	notesMasterID := presRels.add(relOffice+"/notesMaster", "notesMasters/notesMaster1.xml")
 	presRels.add(relTheme, "theme/theme1.xml")
 	presRels.add(relOffice+"/presProps", "presProps.xml")
 	presRels.add(relOffice+"/tableStyles", "tableStyles.xml")
-	var ids strings.Builder
-	for i, s := range list {
-		if err := j.ctx.Err(); err != nil {
-			return err
+	pres.WriteString(xmlHead + `<p:presentation ` + nsPresML + ` saveSubsetFonts="1"><p:sldMasterIdLst><p:sldMasterId id="2147483648" r:id="rId1"/></p:sldMasterIdLst>` +
+		`<p:notesMasterIdLst><p:notesMasterId r:id="` + notesMasterID + `"/></p:notesMasterIdLst><p:sldIdLst>`)
+	n := 0
+	addSlide := func(draw func(n int) error) error {
+		if n == MaxSlides {
+			return &tool.Error{Code: tool.CodeTooLarge, Message: fmt.Sprintf("the deck would have more than %d slides", MaxSlides),
+				Hint: "split the document and render the parts"}
 		}
-		n := i + 1
+		n++
 		id := presRels.add(relOffice+"/slide", fmt.Sprintf("slides/slide%d.xml", n))
-		fmt.Fprintf(&ids, `<p:sldId id="%d" r:id="%s"/>`, 255+n, id)
-		if err := w.slide(n, s); err != nil {
-			return err
+		fmt.Fprintf(pres, `<p:sldId id="%d" r:id="%s"/>`, 255+n, id)
+		return draw(n)
+	}
+	for {
+		if err := j.ctx.Err(); err != nil {
+			return nil, err
+		}
+		m := st.Mark()
+		plan, more, err := w.plan(st)
+		if err != nil {
+			return nil, err
+		}
+		if !plan.empty {
+			if err := st.Reset(m); err != nil {
+				return nil, err
+			}
+			if err := addSlide(func(n int) error { return w.slide(n, plan, st) }); err != nil {
+				return nil, err
+			}
+		}
+		if !more {
+			break
 		}
 	}
-	p := w.pkg
-	p.rootRels("ppt/presentation.xml")
-	p.addXML("ppt/presentation.xml", "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml",
-		`<p:presentation `+nsPresML+` saveSubsetFonts="1"><p:sldMasterIdLst><p:sldMasterId id="2147483648" r:id="rId1"/></p:sldMasterIdLst>`+
-			`<p:notesMasterIdLst><p:notesMasterId r:id="`+notesMasterID+`"/></p:notesMasterIdLst><p:sldIdLst>`+ids.String()+`</p:sldIdLst>`+
-			fmt.Sprintf(`<p:sldSz cx="%d" cy="%d" type="%s"/><p:notesSz cx="6858000" cy="9144000"/>`, w.w, w.h, sizeType)+
-			`<p:defaultTextStyle><a:lvl1pPr><a:defRPr sz="1800"><a:latin typeface="+mn-lt"/><a:ea typeface="+mn-ea"/><a:cs typeface="+mn-cs"/></a:defRPr></a:lvl1pPr></p:defaultTextStyle></p:presentation>`)
-	p.addXML("ppt/_rels/presentation.xml.rels", "", presRels.xml())
+	if n == 0 {
+		title := st.MetaString("title")
+		if err := addSlide(func(n int) error { return w.slide(n, slidePlan{title: []Run{{Text: title}}}, nil) }); err != nil {
+			return nil, err
+		}
+	}
+	j.counts.Slides = n
+	pres.WriteString(`</p:sldIdLst>` + fmt.Sprintf(`<p:sldSz cx="%d" cy="%d" type="%s"/><p:notesSz cx="6858000" cy="9144000"/>`, w.w, w.h, sizeType) +
+		`<p:defaultTextStyle><a:lvl1pPr><a:defRPr sz="1800"><a:latin typeface="+mn-lt"/><a:ea typeface="+mn-ea"/><a:cs typeface="+mn-cs"/></a:defRPr></a:lvl1pPr></p:defaultTextStyle></p:presentation>`)
+	pres.Close()
+	presRels.close()
 	p.addXML("ppt/presProps.xml", "application/vnd.openxmlformats-officedocument.presentationml.presProps+xml", `<p:presentationPr `+nsPresML+`/>`)
 	p.addXML("ppt/tableStyles.xml", "application/vnd.openxmlformats-officedocument.presentationml.tableStyles+xml",
 		`<a:tblStyleLst xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" def="{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}"/>`)
 	w.master()
-	p.addProps(doc.Title(), "mcode render")
-	return p.write(out)
+	title, err := st.Title()
+	if err != nil {
+		return nil, err
+	}
+	p.addProps(title, "mcode render")
+	return p.write, p.err
 }
 
 func (w *pptxWriter) nextID() int {
@@ -145,127 +159,215 @@ func (w *pptxWriter) nextID() int {
 	return w.shapeID
 }
 
-func (w *pptxWriter) slide(n int, s slide) error {
-	var r rels
+// slideBlocks reads a slide's blocks, up to the --- that ends it (taken)
+// or the end; f gets each with whether it is the slide's title.
+func slideBlocks(st *docStream, f func(b Block, title bool) error) (more bool, err error) {
+	titled, body := false, false
+	for {
+		b, err := st.Next()
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if b.Kind == Rule {
+			return true, nil
+		}
+		isTitle := b.Kind == Heading && !titled && !body
+		if isTitle {
+			titled = true
+		} else if b.Kind != Comment {
+			body = true
+		}
+		if err := f(b, isTitle); err != nil {
+			return false, err
+		}
+	}
+}
+
+// plan reads a slide's blocks a first time, for its title and the shapes
+// of its body (see layoutBody).
+func (w *pptxWriter) plan(st *docStream) (slidePlan, bool, error) {
+	plan := slidePlan{empty: true}
+	innerW := w.w - 2*slideMargin
+	textLines := -1 // the text box being gathered: its lines, -1 for none
+	flush := func() {
+		if textLines >= 0 {
+			plan.parts = append(plan.parts, partPlan{kind: Para, height: int64(textLines) * bodyFontPt * 12700 * 14 / 10})
+			textLines = -1
+		}
+	}
+	var table *partPlan
+	more, err := slideBlocks(st, func(b Block, title bool) error {
+		if title {
+			plan.title, plan.empty = b.Runs, false
+			if plan.title == nil {
+				plan.title = []Run{}
+			}
+			return nil
+		}
+		if b.Kind == Comment {
+			if b.Code != "" && !isDirective(b.Code) {
+				plan.empty = false
+			}
+			return nil
+		}
+		plan.empty = false
+		if b.Kind == Table && b.Cont && table != nil {
+			table.rows += len(b.Table.Rows)
+			table.height = int64(table.rows+1) * tableFontPt * 12700 * 24 / 10
+			for _, r := range b.Table.Rows {
+				table.cols = max(table.cols, len(r))
+			}
+			return nil
+		}
+		table = nil
+		switch b.Kind {
+		case Table:
+			flush()
+			cols := len(b.Table.Header)
+			for _, r := range b.Table.Rows {
+				cols = max(cols, len(r))
+			}
+			plan.parts = append(plan.parts, partPlan{kind: Table, cols: cols, rows: len(b.Table.Rows),
+				height: int64(len(b.Table.Rows)+1) * tableFontPt * 12700 * 24 / 10})
+			table = &plan.parts[len(plan.parts)-1]
+		case Picture:
+			flush()
+			if im := w.image(b.Image); im != nil {
+				_, ih := fit(im.Width, im.Height, 914400, float64(innerW), float64(w.h))
+				plan.parts = append(plan.parts, partPlan{kind: Picture, height: int64(ih)})
+			}
+		case Code:
+			flush()
+			lines := int64(strings.Count(b.Code, "\n") + 1)
+			plan.parts = append(plan.parts, partPlan{kind: Code, height: lines*codeFontPt*12700*13/10 + 182880})
+		default:
+			textLines = max(textLines, 0) + estimateLines(b, innerW, bodyFontPt)
+		}
+		return w.ctx.Err()
+	})
+	flush()
+	return plan, more, err
+}
+
+// slide writes slide n: it reads the slide's blocks again (st nil: the
+// slide is its title alone) and draws each shape the plan found, scaled
+// to fit the slide.
+func (w *pptxWriter) slide(n int, plan slidePlan, st *docStream) error {
+	p := w.pkg
+	sp := p.create(fmt.Sprintf("ppt/slides/slide%d.xml", n), "application/vnd.openxmlformats-officedocument.presentationml.slide+xml")
+	r := p.relsPart(fmt.Sprintf("ppt/slides/_rels/slide%d.xml.rels", n))
+	defer sp.Close()
+	defer r.close()
 	r.add(relOffice+"/slideLayout", "../slideLayouts/slideLayout1.xml")
+	sp.WriteString(xmlHead + `<p:sld ` + nsPresML + `><p:cSld><p:spTree>` + groupProps)
 	w.shapeID = 1
-	var sp strings.Builder
 	top := int64(titleTop)
 	innerW := w.w - 2*slideMargin
-	if s.title != nil {
-		if len(s.body) == 0 {
+	if plan.title != nil {
+		if len(plan.parts) == 0 {
 			// A slide of a heading alone is a title slide: centred.
-			w.textShape(&sp, &r, "Title", `<p:ph type="ctrTitle"/>`, slideMargin, w.h/2-titleHeight, innerW, titleHeight*3/2,
-				`<a:bodyPr anchor="ctr"><a:normAutofit/></a:bodyPr>`, []string{w.paragraph(s.title, titleFontPt+8, true, "ctr", "", &r)})
+			w.textShape(sp, "Title", `<p:ph type="ctrTitle"/>`, slideMargin, w.h/2-titleHeight, innerW, titleHeight*3/2,
+				`<a:bodyPr anchor="ctr"><a:normAutofit/></a:bodyPr>`, []string{w.paragraph(plan.title, titleFontPt+8, true, "ctr", "", r)})
 		} else {
-			w.textShape(&sp, &r, "Title", `<p:ph type="title"/>`, slideMargin, titleTop, innerW, titleHeight,
-				`<a:bodyPr anchor="b"><a:normAutofit/></a:bodyPr>`, []string{w.paragraph(s.title, titleFontPt, true, "", "", &r)})
+			w.textShape(sp, "Title", `<p:ph type="title"/>`, slideMargin, titleTop, innerW, titleHeight,
+				`<a:bodyPr anchor="b"><a:normAutofit/></a:bodyPr>`, []string{w.paragraph(plan.title, titleFontPt, true, "", "", r)})
 		}
 		top = titleTop + titleHeight + 152400
 	}
 	bottom := w.h - slideMargin
-	parts := w.layoutBody(s.body, innerW)
 	natural := int64(0)
-	for _, p := range parts {
-		natural += p.height + 91440
+	for _, part := range plan.parts {
+		natural += part.height + 91440
 	}
 	scale := 1.0
 	if avail := bottom - top; natural > avail && natural > 0 {
 		scale = float64(avail) / float64(natural)
 	}
 	y := top
-	for _, p := range parts {
-		h := int64(float64(p.height) * scale)
-		if err := p.draw(&sp, &r, slideMargin, y, innerW, h); err != nil {
-			return err
+	k := -1 // the part being drawn
+	next := func() (partPlan, int64, int64) {
+		k++
+		if k > 0 {
+			y += int64(float64(plan.parts[k-1].height)*scale) + int64(91440*scale)
 		}
-		y += h + int64(91440*scale)
+		return plan.parts[k], y, int64(float64(plan.parts[k].height) * scale)
 	}
-	if len(s.notes) > 0 {
-		r.add(relOffice+"/notesSlide", fmt.Sprintf("../notesSlides/notesSlide%d.xml", n))
-		w.notes(n, s.notes)
+	var notes *slideNotes
+	inText := false
+	endText := func() {
+		if inText {
+			w.endTextShape(sp)
+			inText = false
+		}
 	}
-	w.pkg.addXML(fmt.Sprintf("ppt/slides/slide%d.xml", n), "application/vnd.openxmlformats-officedocument.presentationml.slide+xml",
-		`<p:sld `+nsPresML+`><p:cSld><p:spTree>`+groupProps+sp.String()+`</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sld>`)
-	w.pkg.addXML(fmt.Sprintf("ppt/slides/_rels/slide%d.xml.rels", n), "", r.xml())
-	return nil
+	var err error
+	if st != nil {
+		_, err = slideBlocks(st, func(b Block, title bool) error {
+			w.countBlocks([]Block{b})
+			if title {
+				return nil
+			}
+			if b.Kind == Comment {
+				if b.Code != "" && !isDirective(b.Code) {
+					if notes == nil {
+						notes = w.startNotes(n, r)
+					}
+					notes.add(b.Code)
+				}
+				return nil
+			}
+			if b.Kind == Table && b.Cont {
+				return nil // drawn with the table it goes on
+			}
+			switch b.Kind {
+			case Table, Picture, Code:
+				endText()
+			}
+			switch b.Kind {
+			case Table:
+				part, y, h := next()
+				return w.table(sp, r, b, st, part, slideMargin, y, innerW, h)
+			case Picture:
+				im := w.image(b.Image)
+				if im == nil {
+					return nil
+				}
+				_, y, h := next()
+				w.picture(sp, r, b.Image, im, slideMargin, y, innerW, h)
+			case Code:
+				_, y, h := next()
+				var paras []string
+				for _, line := range strings.Split(b.Code, "\n") {
+					paras = append(paras, w.paragraph([]Run{{Text: line, Mono: true}}, codeFontPt, false, "", `<a:buNone/>`, r))
+				}
+				w.textShape(sp, "Code", "", slideMargin, y, innerW, h, `<a:bodyPr wrap="square" lIns="137160" tIns="91440" rIns="137160" bIns="91440"><a:normAutofit/></a:bodyPr>`, paras,
+					`<a:solidFill><a:srgbClr val="F2F2F2"/></a:solidFill>`)
+			default:
+				if !inText {
+					_, y, h := next()
+					w.startTextShape(sp, "Content", "", slideMargin, y, innerW, h, `<a:bodyPr wrap="square"><a:normAutofit/></a:bodyPr>`)
+					inText = true
+				}
+				for _, para := range w.textBlock(b, 0, r) {
+					sp.WriteString(para)
+					w.paras++
+				}
+			}
+			return w.ctx.Err()
+		})
+	}
+	endText()
+	if notes != nil {
+		notes.close()
+	}
+	sp.WriteString(`</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sld>`)
+	return err
 }
 
 const groupProps = `<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/><a:chOff x="0" y="0"/><a:chExt cx="0" cy="0"/></a:xfrm></p:grpSpPr>`
-
-// bodyPart is one shape of a slide's body and the height it would like.
-type bodyPart struct {
-	height int64
-	draw   func(sp *strings.Builder, r *rels, x, y, cx, cy int64) error
-}
-
-// layoutBody groups the body: neighbouring text blocks share a text box;
-// each table, picture and code block is a shape of its own.
-func (w *pptxWriter) layoutBody(blocks []Block, width int64) []bodyPart {
-	var parts []bodyPart
-	var text []Block
-	flush := func() {
-		if len(text) == 0 {
-			return
-		}
-		blocks := text
-		text = nil
-		lines := 0
-		for _, b := range blocks {
-			lines += estimateLines(b, width, bodyFontPt)
-		}
-		parts = append(parts, bodyPart{height: int64(lines) * bodyFontPt * 12700 * 14 / 10, draw: func(sp *strings.Builder, r *rels, x, y, cx, cy int64) error {
-			var paras []string
-			for _, b := range blocks {
-				paras = append(paras, w.textBlock(b, 0, r)...)
-			}
-			w.textShape(sp, r, "Content", "", x, y, cx, cy, `<a:bodyPr wrap="square"><a:normAutofit/></a:bodyPr>`, paras)
-			return nil
-		}})
-	}
-	for _, b := range blocks {
-		switch b.Kind {
-		case Table:
-			flush()
-			t := b.Table
-			rows := int64(len(t.Rows) + 1)
-			parts = append(parts, bodyPart{height: rows * tableFontPt * 12700 * 24 / 10, draw: func(sp *strings.Builder, r *rels, x, y, cx, cy int64) error {
-				w.table(sp, r, t, x, y, cx, cy)
-				return nil
-			}})
-		case Picture:
-			flush()
-			img := b.Image
-			im := w.image(img)
-			if im == nil {
-				continue
-			}
-			_, ih := fit(im.Width, im.Height, 914400, float64(width), float64(w.h))
-			parts = append(parts, bodyPart{height: int64(ih), draw: func(sp *strings.Builder, r *rels, x, y, cx, cy int64) error {
-				w.picture(sp, r, img, im, x, y, cx, cy)
-				return nil
-			}})
-		case Code:
-			flush()
-			code := b.Code
-			lines := int64(strings.Count(code, "\n") + 1)
-			parts = append(parts, bodyPart{height: lines*codeFontPt*12700*13/10 + 182880, draw: func(sp *strings.Builder, r *rels, x, y, cx, cy int64) error {
-				var paras []string
-				for _, line := range strings.Split(code, "\n") {
-					paras = append(paras, w.paragraph([]Run{{Text: line, Mono: true}}, codeFontPt, false, "", `<a:buNone/>`, r))
-				}
-				w.textShape(sp, r, "Code", "", x, y, cx, cy, `<a:bodyPr wrap="square" lIns="137160" tIns="91440" rIns="137160" bIns="91440"><a:normAutofit/></a:bodyPr>`, paras,
-					`<a:solidFill><a:srgbClr val="F2F2F2"/></a:solidFill>`)
-				return nil
-			}})
-		case Comment:
-		default:
-			text = append(text, b)
-		}
-	}
-	flush()
-	return parts
-}
 
 // estimateLines guesses how many lines of a text box a block fills.
 func estimateLines(b Block, width int64, pt int) int {
@@ -293,7 +395,7 @@ func estimateLines(b Block, width int64, pt int) int {
 }
 
 // textBlock turns a block into DrawingML paragraphs at a list level.
-func (w *pptxWriter) textBlock(b Block, level int, r *rels) []string {
+func (w *pptxWriter) textBlock(b Block, level int, r relAdder) []string {
 	none := `<a:buNone/>`
 	switch b.Kind {
 	case Heading:
@@ -338,15 +440,18 @@ func (w *pptxWriter) textBlock(b Block, level int, r *rels) []string {
 	return nil
 }
 
-func (w *pptxWriter) paragraphAt(runs []Run, pt, level int, bullet string, r *rels) string {
-	ppr := fmt.Sprintf(`<a:pPr marL="%d" lvl="%d" indent="%d">%s</a:pPr>`, level*bulletIndent, max(level-1, 0), -min(level, 1)*bulletIndent, bullet)
+func (w *pptxWriter) paragraphAt(runs []Run, pt, level int, bullet string, r relAdder) string {
+	// One step a level, as far as leaves the text minIndentedShare of the
+	// slide's width; DrawingML has nine levels (lvl 0–8).
+	marL := min(int64(level)*bulletIndent, int64((1-minIndentedShare)*float64(w.w-2*slideMargin)))
+	ppr := fmt.Sprintf(`<a:pPr marL="%d" lvl="%d" indent="%d">%s</a:pPr>`, marL, min(max(level-1, 0), 8), -min(level, 1)*bulletIndent, bullet)
 	if level == 0 {
 		ppr = `<a:pPr marL="0" indent="0">` + bullet + `</a:pPr>`
 	}
 	return `<a:p>` + ppr + w.runs(runs, pt, false, r) + fmt.Sprintf(`<a:endParaRPr lang="en-US" sz="%d"/></a:p>`, pt*100)
 }
 
-func (w *pptxWriter) paragraph(runs []Run, pt int, bold bool, algn, bullet string, r *rels) string {
+func (w *pptxWriter) paragraph(runs []Run, pt int, bold bool, algn, bullet string, r relAdder) string {
 	ppr := ""
 	if algn != "" || bullet != "" {
 		a := ""
@@ -358,7 +463,7 @@ func (w *pptxWriter) paragraph(runs []Run, pt int, bold bool, algn, bullet strin
 	return `<a:p>` + ppr + w.runs(runs, pt, bold, r) + fmt.Sprintf(`<a:endParaRPr lang="en-US" sz="%d"/></a:p>`, pt*100)
 }
 
-func (w *pptxWriter) runs(runs []Run, pt int, bold bool, r *rels) string {
+func (w *pptxWriter) runs(runs []Run, pt int, bold bool, r relAdder) string {
 	var b strings.Builder
 	for _, run := range runs {
 		if run.Break {
@@ -390,28 +495,46 @@ func (w *pptxWriter) runs(runs []Run, pt int, bold bool, r *rels) string {
 	return b.String()
 }
 
-func (w *pptxWriter) textShape(sp *strings.Builder, r *rels, name, ph string, x, y, cx, cy int64, bodyPr string, paras []string, fill ...string) {
+func (w *pptxWriter) textShape(sp *partWriter, name, ph string, x, y, cx, cy int64, bodyPr string, paras []string, fill ...string) {
+	w.startTextShape(sp, name, ph, x, y, cx, cy, bodyPr, fill...)
+	for _, p := range paras {
+		sp.WriteString(p)
+	}
+	w.paras += len(paras)
+	w.endTextShape(sp)
+}
+
+// startTextShape begins a text box; its paragraphs follow, then
+// endTextShape.
+func (w *pptxWriter) startTextShape(sp *partWriter, name, ph string, x, y, cx, cy int64, bodyPr string, fill ...string) {
 	id := w.nextID()
 	cNvSpPr := `<p:cNvSpPr txBox="1"/>`
 	if ph != "" {
 		cNvSpPr = `<p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr>`
 	}
-	if len(paras) == 0 {
-		paras = []string{`<a:p><a:endParaRPr lang="en-US"/></a:p>`}
-	}
-	fmt.Fprintf(sp, `<p:sp><p:nvSpPr><p:cNvPr id="%d" name="%s %d"/>%s<p:nvPr>%s</p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="%d" y="%d"/><a:ext cx="%d" cy="%d"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom>%s</p:spPr><p:txBody>%s<a:lstStyle/>%s</p:txBody></p:sp>`,
-		id, name, id, cNvSpPr, ph, x, y, cx, max(cy, 12700), strings.Join(fill, ""), bodyPr, strings.Join(paras, ""))
+	fmt.Fprintf(sp, `<p:sp><p:nvSpPr><p:cNvPr id="%d" name="%s %d"/>%s<p:nvPr>%s</p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="%d" y="%d"/><a:ext cx="%d" cy="%d"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom>%s</p:spPr><p:txBody>%s<a:lstStyle/>`,
+		id, name, id, cNvSpPr, ph, x, y, cx, max(cy, 12700), strings.Join(fill, ""), bodyPr)
+	w.paras = 0
 }
 
-func (w *pptxWriter) table(sp *strings.Builder, r *rels, t *GridTable, x, y, cx, cy int64) {
-	cols := len(t.Header)
-	for _, row := range t.Rows {
-		cols = max(cols, len(row))
+// endTextShape ends a text box; one without paragraphs gets an empty one
+// (DrawingML wants at least one).
+func (w *pptxWriter) endTextShape(sp *partWriter) {
+	if w.paras == 0 {
+		sp.WriteString(`<a:p><a:endParaRPr lang="en-US"/></a:p>`)
 	}
+	sp.WriteString(`</p:txBody></p:sp>`)
+}
+
+// table draws a table, its rows from first and the blocks st gives next
+// that go on with it; part is what the plan found of it.
+func (w *pptxWriter) table(sp *partWriter, r relAdder, first Block, st *docStream, part partPlan, x, y, cx, cy int64) error {
+	t := first.Table
+	cols := part.cols
 	if cols == 0 {
-		return
+		return nil
 	}
-	rows := len(t.Rows) + 1
+	rows := part.rows + 1
 	colW := cx / int64(cols)
 	rowH := cy / int64(rows)
 	pt := tableFontPt
@@ -446,17 +569,22 @@ func (w *pptxWriter) table(sp *strings.Builder, r *rels, t *GridTable, x, y, cx,
 		sp.WriteString(`</a:tr>`)
 	}
 	row(t.Header, true)
-	for _, cells := range t.Rows {
-		row(cells, false)
-	}
+	err := eachPiece(first, st, func(t *GridTable) error {
+		for _, cells := range t.Rows {
+			row(cells, false)
+		}
+		return w.ctx.Err()
+	})
 	sp.WriteString(`</a:tbl></a:graphicData></a:graphic></p:graphicFrame>`)
+	return err
 }
 
-func (w *pptxWriter) picture(sp *strings.Builder, r *rels, img *Image, im *loadedImage, x, y, cx, cy int64) {
+func (w *pptxWriter) picture(sp *partWriter, r relAdder, img *Image, im *loadedImage, x, y, cx, cy int64) {
 	part, ok := w.images[img.Src]
 	if !ok {
 		part = fmt.Sprintf("media/image%d.%s", len(w.images)+1, im.Format)
 		w.pkg.add("ppt/"+part, "", im.Data)
+		im.Data = nil // in the package now
 		w.images[img.Src] = part
 	}
 	w.counts.Images++
@@ -468,22 +596,35 @@ func (w *pptxWriter) picture(sp *strings.Builder, r *rels, img *Image, im *loade
 		id, id, esc(img.Alt), rid, x, y, int64(iw), int64(ih))
 }
 
-func (w *pptxWriter) notes(n int, notes []string) {
-	var paras strings.Builder
-	for _, note := range notes {
-		for _, line := range strings.Split(note, "\n") {
-			fmt.Fprintf(&paras, `<a:p><a:r><a:rPr lang="en-US" dirty="0"/><a:t>%s</a:t></a:r></a:p>`, esc(strings.TrimSpace(line)))
-		}
+// slideNotes is the notes slide of a slide, written as its comments come.
+type slideNotes struct {
+	w *partWriter
+	n int
+}
+
+// startNotes begins slide n's notes slide and relates the slide to it.
+func (w *pptxWriter) startNotes(n int, r relAdder) *slideNotes {
+	r.add(relOffice+"/notesSlide", fmt.Sprintf("../notesSlides/notesSlide%d.xml", n))
+	nw := w.pkg.create(fmt.Sprintf("ppt/notesSlides/notesSlide%d.xml", n), "application/vnd.openxmlformats-officedocument.presentationml.notesSlide+xml")
+	nw.WriteString(xmlHead + `<p:notes ` + nsPresML + `><p:cSld><p:spTree>` + groupProps +
+		`<p:sp><p:nvSpPr><p:cNvPr id="2" name="Slide Image Placeholder 1"/><p:cNvSpPr><a:spLocks noGrp="1" noRot="1" noChangeAspect="1"/></p:cNvSpPr><p:nvPr><p:ph type="sldImg"/></p:nvPr></p:nvSpPr><p:spPr/></p:sp>` +
+		`<p:sp><p:nvSpPr><p:cNvPr id="3" name="Notes Placeholder 2"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="body" idx="1"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:lstStyle/>`)
+	var nr rels
+	nr.add(relOffice+"/notesMaster", "../notesMasters/notesMaster1.xml")
+	nr.add(relOffice+"/slide", fmt.Sprintf("../slides/slide%d.xml", n))
+	w.pkg.addXML(fmt.Sprintf("ppt/notesSlides/_rels/notesSlide%d.xml.rels", n), "", nr.xml())
+	return &slideNotes{w: nw, n: n}
+}
+
+func (s *slideNotes) add(note string) {
+	for _, line := range strings.Split(note, "\n") {
+		fmt.Fprintf(s.w, `<a:p><a:r><a:rPr lang="en-US" dirty="0"/><a:t>%s</a:t></a:r></a:p>`, esc(strings.TrimSpace(line)))
 	}
-	w.pkg.addXML(fmt.Sprintf("ppt/notesSlides/notesSlide%d.xml", n), "application/vnd.openxmlformats-officedocument.presentationml.notesSlide+xml",
-		`<p:notes `+nsPresML+`><p:cSld><p:spTree>`+groupProps+
-			`<p:sp><p:nvSpPr><p:cNvPr id="2" name="Slide Image Placeholder 1"/><p:cNvSpPr><a:spLocks noGrp="1" noRot="1" noChangeAspect="1"/></p:cNvSpPr><p:nvPr><p:ph type="sldImg"/></p:nvPr></p:nvSpPr><p:spPr/></p:sp>`+
-			`<p:sp><p:nvSpPr><p:cNvPr id="3" name="Notes Placeholder 2"/><p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="body" idx="1"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:lstStyle/>`+paras.String()+`</p:txBody></p:sp>`+
-			`</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:notes>`)
-	var r rels
-	r.add(relOffice+"/notesMaster", "../notesMasters/notesMaster1.xml")
-	r.add(relOffice+"/slide", fmt.Sprintf("../slides/slide%d.xml", n))
-	w.pkg.addXML(fmt.Sprintf("ppt/notesSlides/_rels/notesSlide%d.xml.rels", n), "", r.xml())
+}
+
+func (s *slideNotes) close() {
+	s.w.WriteString(`</p:txBody></p:sp></p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:notes>`)
+	s.w.Close()
 }
 
 const clrMap = `bg1="lt1" tx1="dk1" bg2="lt2" tx2="dk2" accent1="accent1" accent2="accent2" accent3="accent3" accent4="accent4" accent5="accent5" accent6="accent6" hlink="hlink" folHlink="folHlink"`

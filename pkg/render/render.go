@@ -3,20 +3,21 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -31,6 +32,10 @@ const (
 	MaxImageMiB  = 32 // one image file
 	Timeout      = 5 * time.Minute
 )
+
+// minIndentedShare is the share of the text width a nested block keeps
+// in every format: quotes and lists indent no further than leaves it.
+const minIndentedShare = 0.5
 
 // Formats, in the order help lists them.
 var Formats = []string{"docx", "xlsx", "pptx", "pdf"}
@@ -108,44 +113,30 @@ func Tool() *tool.Tool {
 // job is one render in progress: what every writer needs besides the
 // document.
 type job struct {
-	ctx      context.Context
-	env      *tool.Env
-	p        Params
-	baseDir  string // where relative image paths start
-	counts   Counts
-	warnings []string
-	images   map[string]*loadedImage
+	ctx          context.Context
+	env          *tool.Env
+	p            Params
+	baseDir      string // where relative image paths start
+	counts       Counts
+	warnings     []string
+	moreWarnings int // past maxWarnings
+	images       map[string]*loadedImage
+	cleanups     []func()
 }
+
+// maxWarnings bounds the warnings a result lists; the rest are counted.
+const maxWarnings = 50
 
 func (j *job) warn(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	for _, w := range j.warnings {
-		if w == msg {
-			return
-		}
+	if slices.Contains(j.warnings, msg) {
+		return
+	}
+	if len(j.warnings) >= maxWarnings {
+		j.moreWarnings++
+		return
 	}
 	j.warnings = append(j.warnings, msg)
-}
-
-// parseWithin parses src, or gives up when ctx ends: goldmark takes no
-// context, and some hostile sources (brackets nested thousands deep) take
-// it minutes. The abandoned parse runs on to its end in the background.
-func parseWithin(ctx context.Context, src []byte) (*Doc, error) {
-	type parsed struct {
-		doc *Doc
-		err error
-	}
-	done := make(chan parsed, 1)
-	go func() {
-		doc, err := Parse(src)
-		done <- parsed{doc, err}
-	}()
-	select {
-	case p := <-done:
-		return p.doc, p.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // Render renders one document.
@@ -154,31 +145,38 @@ func Render(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error
 	if err := checkParams(&p); err != nil {
 		return nil, err
 	}
-	src, baseDir, err := source(env, p)
+	src, err := openSource(env, p)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parseWithin(ctx, src)
-	if ctxErr := ctx.Err(); ctxErr != nil && doc == nil {
-		return nil, ctxErr
-	}
-	if err != nil {
+	defer src.close()
+	st, err := openStream(ctx, src.r, src.size)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, badEncoding):
+		return nil, &tool.Error{Code: tool.CodeEncoding, Message: fmt.Sprintf("%s is not UTF-8 text", src.display),
+			Hint: "convert it to UTF-8 first (iconv -t UTF-8)"}
+	case errors.As(err, new(*frontMatterError)):
 		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: err.Error(),
 			Hint: "fix the YAML between the --- lines at the top, or remove them"}
+	default:
+		return nil, readErr(src.display, err)
 	}
-	j := &job{ctx: ctx, env: env, p: p, baseDir: baseDir, warnings: doc.Warnings, images: map[string]*loadedImage{}}
-	j.countBlocks(doc.Blocks)
-	var buf bytes.Buffer
+	j := &job{ctx: ctx, env: env, p: p, baseDir: src.baseDir, images: map[string]*loadedImage{}}
+	var emit func(io.Writer) error
 	switch p.Format {
 	case "docx":
-		err = j.docx(&buf, doc)
+		emit, err = j.docx(st)
 	case "xlsx":
-		err = j.xlsx(&buf, doc)
+		emit, err = j.xlsx(st)
 	case "pptx":
-		err = j.pptx(&buf, doc)
+		emit, err = j.pptx(st)
 	case "pdf":
-		err = j.pdf(&buf, doc)
+		emit, err = j.pdf(st)
 	}
+	defer j.cleanup()
 	if err != nil {
 		return nil, err
 	}
@@ -198,17 +196,39 @@ func Render(ctx context.Context, env *tool.Env, p Params) (*tool.Response, error
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, writeErr(display, err)
 	}
-	data := buf.Bytes()
-	if err := fsutil.WriteFileAtomic(abs, data, 0o644); err != nil {
+	sum := &hashCount{h: sha256.New()}
+	if err := fsutil.WriteAtomic(abs, 0o644, func(w io.Writer) error { return emit(io.MultiWriter(w, sum)) }); err != nil {
 		return nil, writeErr(display, err)
 	}
-	sum := sha256.Sum256(data)
-	res := &Result{Path: abs, Format: p.Format, Action: action, Bytes: len(data),
-		SHA256: hex.EncodeToString(sum[:]), Counts: j.counts, Warnings: j.warnings}
+	res := &Result{Path: abs, Format: p.Format, Action: action, Bytes: int(sum.n),
+		SHA256: hex.EncodeToString(sum.h.Sum(nil)), Counts: j.counts, Warnings: append(st.Warnings(), j.warnings...)}
+	if j.moreWarnings > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("and %d more warnings", j.moreWarnings))
+	}
 	if res.Warnings == nil {
 		res.Warnings = []string{}
 	}
 	return &tool.Response{Output: output(display, res), Result: res}, nil
+}
+
+// hashCount hashes and counts what is written through it.
+type hashCount struct {
+	h hash.Hash
+	n int64
+}
+
+func (c *hashCount) Write(b []byte) (int, error) {
+	c.h.Write(b)
+	c.n += int64(len(b))
+	return len(b), nil
+}
+
+// cleanup lets go of what the render holds (temporary files).
+func (j *job) cleanup() {
+	for _, f := range j.cleanups {
+		f()
+	}
+	j.cleanups = nil
 }
 
 func output(display string, r *Result) string {
@@ -287,41 +307,60 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// source returns the Markdown and the folder its relative image paths
-// start from.
-func source(env *tool.Env, p Params) ([]byte, string, error) {
+// mdSource is the Markdown to render, read as it is needed.
+type mdSource struct {
+	r       io.ReaderAt
+	size    int64
+	display string
+	baseDir string // where relative image paths start
+	file    *os.File
+}
+
+func (s *mdSource) close() {
+	if s.file != nil {
+		s.file.Close()
+	}
+}
+
+// openSource opens the Markdown: the text given, or the file.
+func openSource(env *tool.Env, p Params) (*mdSource, error) {
 	if p.Markdown != "" {
 		if len(p.Markdown) > MaxSourceMiB<<20 {
-			return nil, "", tooLarge("markdown", len(p.Markdown))
+			return nil, tooLarge("markdown", len(p.Markdown))
 		}
-		return []byte(p.Markdown), env.Root, nil
+		return &mdSource{r: strings.NewReader(p.Markdown), size: int64(len(p.Markdown)), display: "markdown", baseDir: env.Root}, nil
 	}
 	abs := env.Abs(p.Source)
 	display := displayPath(env.Root, abs)
 	info, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, "", fsutil.NotFound(display, abs)
+		return nil, fsutil.NotFound(display, abs)
 	case err != nil:
-		return nil, "", readErr(display, err)
+		return nil, readErr(display, err)
 	case info.IsDir():
-		return nil, "", &tool.Error{Code: tool.CodeIsDirectory, Message: fmt.Sprintf("%s is a directory", display),
+		return nil, &tool.Error{Code: tool.CodeIsDirectory, Message: fmt.Sprintf("%s is a directory", display),
 			Hint: "name a Markdown file; glob finds them (**/*.md)"}
 	case !info.Mode().IsRegular():
-		return nil, "", &tool.Error{Code: tool.CodeSpecialFile, Message: fmt.Sprintf("%s is not a regular file", display),
+		return nil, &tool.Error{Code: tool.CodeSpecialFile, Message: fmt.Sprintf("%s is not a regular file", display),
 			Hint: "save the Markdown to a file, or pass it as markdown"}
 	case info.Size() > MaxSourceMiB<<20:
-		return nil, "", tooLarge(display, int(info.Size()))
+		return nil, tooLarge(display, int(info.Size()))
 	}
-	data, err := os.ReadFile(abs)
+	f, err := os.Open(abs)
 	if err != nil {
-		return nil, "", readErr(display, err)
+		return nil, readErr(display, err)
 	}
-	if !utf8.Valid(data) {
-		return nil, "", &tool.Error{Code: tool.CodeEncoding, Message: fmt.Sprintf("%s is not UTF-8 text", display),
-			Hint: "convert it to UTF-8 first (iconv -t UTF-8)"}
+	// The size as opened: a file that grows meanwhile is read as it was.
+	if info, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, readErr(display, err)
 	}
-	return data, filepath.Dir(abs), nil
+	if info.Size() > MaxSourceMiB<<20 {
+		f.Close()
+		return nil, tooLarge(display, int(info.Size()))
+	}
+	return &mdSource{r: f, size: info.Size(), display: display, baseDir: filepath.Dir(abs), file: f}, nil
 }
 
 func tooLarge(what string, n int) error {
@@ -363,7 +402,9 @@ func (j *job) countBlocks(blocks []Block) {
 		case Heading:
 			j.counts.Headings++
 		case Table:
-			j.counts.Tables++
+			if !b.Cont {
+				j.counts.Tables++
+			}
 		case Quote:
 			j.countBlocks(b.Children)
 		case List:

@@ -187,7 +187,11 @@ func TestBadInputWritesNothing(t *testing.T) {
 
 func TestTagSubsetsKeepsLength(t *testing.T) {
 	in := []byte("<< /BaseFont /utf8fntgosansB >> /FontName /utf8fntfallback\n")
-	out := tagSubsets(in)
+	var b bytes.Buffer
+	if _, err := (&subsetTagger{w: &b}).Write(in); err != nil {
+		t.Fatal(err)
+	}
+	out := b.Bytes()
 	if len(out) != len(in) {
 		t.Fatalf("length changed: %q", out)
 	}

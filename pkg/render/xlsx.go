@@ -166,32 +166,46 @@ func dateCell(m []string) (cell, bool) {
 // units, not starting or ending with ', not History, unique regardless of
 // case.
 func sheetNames(wanted []string) []string {
-	used := map[string]bool{}
+	var n sheetNamer
 	out := make([]string, len(wanted))
 	for i, w := range wanted {
-		name := strings.Map(func(r rune) rune {
-			if strings.ContainsRune(badSheetChars, r) || unicode.IsControl(r) {
-				return ' '
-			}
-			return r
-		}, w)
-		name = strings.Trim(strings.Join(strings.Fields(name), " "), "'")
-		if name == "" {
-			name = fmt.Sprintf("Table %d", i+1)
-		}
-		if strings.EqualFold(name, "History") {
-			name += " 1"
-		}
-		name = cutUTF16(name, MaxSheetName)
-		base := name
-		for n := 2; used[strings.ToLower(name)]; n++ {
-			suffix := fmt.Sprintf(" (%d)", n)
-			name = cutUTF16(base, MaxSheetName-len(suffix)) + suffix
-		}
-		used[strings.ToLower(name)] = true
-		out[i] = name
+		out[i] = n.name(w)
 	}
 	return out
+}
+
+// sheetNamer names sheets one after another (sheetNames).
+type sheetNamer struct {
+	used map[string]bool
+	n    int
+}
+
+func (s *sheetNamer) name(w string) string {
+	if s.used == nil {
+		s.used = map[string]bool{}
+	}
+	s.n++
+	name := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(badSheetChars, r) || unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, w)
+	name = strings.Trim(strings.Join(strings.Fields(name), " "), "'")
+	if name == "" {
+		name = fmt.Sprintf("Table %d", s.n)
+	}
+	if strings.EqualFold(name, "History") {
+		name += " 1"
+	}
+	name = cutUTF16(name, MaxSheetName)
+	base := name
+	for n := 2; s.used[strings.ToLower(name)]; n++ {
+		suffix := fmt.Sprintf(" (%d)", n)
+		name = cutUTF16(base, MaxSheetName-len(suffix)) + suffix
+	}
+	s.used[strings.ToLower(name)] = true
+	return name
 }
 
 func cutUTF16(s string, n int) string {
@@ -301,99 +315,153 @@ func escAttr(s string) string {
 	return strings.ReplaceAll(esc(s), `"`, "&quot;")
 }
 
+// MaxSheets bounds the sheets of a workbook (the tables of a document).
+const MaxSheets = 10000
+
+// maxSharedIndex bounds the strings the shared-string table looks up to
+// use again; past it, new strings are added as they come.
+const maxSharedIndex = 1 << 16
+
+// sharedStrings is the workbook's string table, written as strings come.
 type sharedStrings struct {
-	list  []string
+	w     *partWriter
 	index map[string]int
+	n     int
 }
 
 func (ss *sharedStrings) id(s string) int {
 	if i, ok := ss.index[s]; ok {
 		return i
 	}
-	ss.list = append(ss.list, s)
-	ss.index[s] = len(ss.list) - 1
-	return len(ss.list) - 1
+	ss.w.WriteString(`<si><t xml:space="preserve">` + esc(s) + `</t></si>`)
+	ss.n++
+	if len(ss.index) < maxSharedIndex {
+		ss.index[s] = ss.n - 1
+	}
+	return ss.n - 1
 }
 
-func (j *job) xlsx(out io.Writer, doc *Doc) error {
-	type sheet struct {
-		name  string
-		table *GridTable
-	}
-	var sheets []sheet
-	heading := ""
-	for _, b := range doc.Blocks {
+func (j *job) xlsx(st *docStream) (func(io.Writer) error, error) {
+	p := newPkg()
+	j.cleanups = append(j.cleanups, p.close)
+	stl := newXlsxStyles()
+	p.rootRels("xl/workbook.xml")
+	wb := p.create("xl/workbook.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml")
+	wb.WriteString(xmlHead + `<workbook ` + nsSheet + `><bookViews><workbookView activeTab="0"/></bookViews><sheets>`)
+	wbRels := p.relsPart("xl/_rels/workbook.xml.rels")
+	ss := &sharedStrings{index: map[string]int{},
+		w: p.create("xl/sharedStrings.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml")}
+	ss.w.WriteString(xmlHead + `<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">`)
+	var names sheetNamer
+	heading, title := "", st.MetaString("title")
+	sheets := 0
+	for {
+		b, err := st.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		j.countBlocks([]Block{b})
 		switch b.Kind {
 		case Heading:
 			heading = PlainText(b.Runs)
+			if title == "" {
+				title = heading
+			}
 		case Table:
-			sheets = append(sheets, sheet{heading, b.Table})
+			if sheets == MaxSheets {
+				return nil, &tool.Error{Code: tool.CodeTooLarge, Message: fmt.Sprintf("the Markdown has more than %d tables: a workbook of so many sheets is too large", MaxSheets),
+					Hint: "split the document and render the parts"}
+			}
+			sheets++
+			part := fmt.Sprintf("worksheets/sheet%d.xml", sheets)
+			id := wbRels.add(relOffice+"/worksheet", part)
+			fmt.Fprintf(wb, `<sheet name="%s" sheetId="%d" r:id="%s"/>`, escAttr(names.name(heading)), sheets, id)
+			if err := j.worksheet(p.create("xl/"+part, "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"), b, st, stl, ss, sheets == 1); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if len(sheets) == 0 {
-		return &tool.Error{Code: tool.CodeInvalidArgs, Message: "the Markdown has no table: xlsx makes one sheet of each GFM table",
+	if sheets == 0 {
+		return nil, &tool.Error{Code: tool.CodeInvalidArgs, Message: "the Markdown has no table: xlsx makes one sheet of each GFM table",
 			Hint: "write tables as | a | b | rows under a |---|---| line, each after the ## heading that names its sheet"}
 	}
-	wanted := make([]string, len(sheets))
-	for i, s := range sheets {
-		wanted[i] = s.name
-	}
-	names := sheetNames(wanted)
-	j.counts.Sheets = len(sheets)
-	pkg := newPkg()
-	st := newXlsxStyles()
-	ss := &sharedStrings{index: map[string]int{}}
-	var wbRels rels
-	var wb strings.Builder
-	wb.WriteString(`<workbook ` + nsSheet + `><bookViews><workbookView activeTab="0"/></bookViews><sheets>`)
-	for i, s := range sheets {
-		if err := j.ctx.Err(); err != nil {
-			return err
-		}
-		part := fmt.Sprintf("worksheets/sheet%d.xml", i+1)
-		id := wbRels.add(relOffice+"/worksheet", part)
-		fmt.Fprintf(&wb, `<sheet name="%s" sheetId="%d" r:id="%s"/>`, escAttr(names[i]), i+1, id)
-		pkg.addXML("xl/"+part, "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml", worksheet(s.table, st, ss, i == 0))
-	}
+	j.counts.Sheets = sheets
 	wb.WriteString(`</sheets><calcPr calcId="191029" fullCalcOnLoad="1"/></workbook>`)
+	wb.Close()
 	wbRels.add(relStyles, "styles.xml")
 	wbRels.add(relOffice+"/sharedStrings", "sharedStrings.xml")
-	var sst strings.Builder
-	fmt.Fprintf(&sst, `<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="%d" uniqueCount="%d">`, len(ss.list), len(ss.list))
-	for _, s := range ss.list {
-		sst.WriteString(`<si><t xml:space="preserve">` + esc(s) + `</t></si>`)
-	}
-	sst.WriteString(`</sst>`)
-	pkg.rootRels("xl/workbook.xml")
-	pkg.addXML("xl/workbook.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml", wb.String())
-	pkg.addXML("xl/_rels/workbook.xml.rels", "", wbRels.xml())
-	pkg.addXML("xl/styles.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml", st.xml())
-	pkg.addXML("xl/sharedStrings.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml", sst.String())
-	pkg.addProps(doc.Title(), "mcode render")
-	return pkg.write(out)
+	wbRels.close()
+	ss.w.WriteString(`</sst>`)
+	ss.w.Close()
+	p.addXML("xl/styles.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml", stl.xml())
+	p.addProps(title, "mcode render")
+	return p.write, p.err
 }
 
-// worksheet writes one table: the header row bold and frozen, every other
+// worksheet writes one table, read twice: once for its size and column
+// widths, once for its rows: the header row bold and frozen, every other
 // cell typed, columns as wide as their content.
-func worksheet(t *GridTable, st *xlsxStyles, ss *sharedStrings, first bool) string {
-	rows := append([][][]Run{t.Header}, t.Rows...)
-	cols := 0
-	for _, r := range rows {
-		cols = max(cols, len(r))
+func (j *job) worksheet(w *partWriter, first Block, st *docStream, stl *xlsxStyles, ss *sharedStrings, selected bool) error {
+	defer w.Close()
+	var widths []int
+	rows := 0
+	m := st.Mark()
+	err := eachPiece(first, st, func(t *GridTable) error {
+		all := t.Rows
+		if rows == 0 {
+			all = append([][][]Run{t.Header}, all...)
+		}
+		for _, r := range all {
+			rows++
+			for len(widths) < len(r) {
+				widths = append(widths, 0)
+			}
+			for ci, runs := range r {
+				widths[ci] = max(widths[ci], displayWidth(strings.TrimSpace(PlainText(runs))))
+			}
+		}
+		return j.ctx.Err()
+	})
+	if err != nil {
+		return err
 	}
-	widths := make([]int, cols)
-	var data strings.Builder
-	for ri, r := range rows {
-		fmt.Fprintf(&data, `<row r="%d">`, ri+1)
+	if err := st.Reset(m); err != nil {
+		return err
+	}
+	cols := len(widths)
+	w.WriteString(xmlHead + `<worksheet ` + nsSheet + `>`)
+	if cols > 0 {
+		fmt.Fprintf(w, `<dimension ref="A1:%s%d"/>`, colName(cols-1), rows)
+	}
+	tab := ""
+	if selected {
+		tab = ` tabSelected="1"`
+	}
+	fmt.Fprintf(w, `<sheetViews><sheetView%s workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>`, tab)
+	w.WriteString(`<sheetFormatPr defaultRowHeight="15"/>`)
+	if cols > 0 {
+		w.WriteString(`<cols>`)
+		for i, wd := range widths {
+			fmt.Fprintf(w, `<col min="%d" max="%d" width="%d" customWidth="1"/>`, i+1, i+1, min(max(wd+2, minColumnWidth), maxColumnWidth))
+		}
+		w.WriteString(`</cols>`)
+	}
+	w.WriteString(`<sheetData>`)
+	ri := 0
+	row := func(r [][]Run) {
+		ri++
+		fmt.Fprintf(w, `<row r="%d">`, ri)
 		for ci, runs := range r {
 			text := PlainText(runs)
-			ref := colName(ci) + strconv.Itoa(ri+1)
+			ref := colName(ci) + strconv.Itoa(ri)
 			c := cell{kind: cellString, str: strings.TrimSpace(text)}
-			if ri > 0 {
+			if ri > 1 {
 				c = parseCell(text)
 			}
-			widths[ci] = max(widths[ci], displayWidth(strings.TrimSpace(text)))
-			s := st.xf(ri == 0, c.format)
+			s := stl.xf(ri == 1, c.format)
 			sAttr := ""
 			if s != 0 {
 				sAttr = fmt.Sprintf(` s="%d"`, s)
@@ -401,38 +469,27 @@ func worksheet(t *GridTable, st *xlsxStyles, ss *sharedStrings, first bool) stri
 			switch c.kind {
 			case cellEmpty:
 				if sAttr != "" {
-					fmt.Fprintf(&data, `<c r="%s"%s/>`, ref, sAttr)
+					fmt.Fprintf(w, `<c r="%s"%s/>`, ref, sAttr)
 				}
 			case cellString:
-				fmt.Fprintf(&data, `<c r="%s"%s t="s"><v>%d</v></c>`, ref, sAttr, ss.id(c.str))
+				fmt.Fprintf(w, `<c r="%s"%s t="s"><v>%d</v></c>`, ref, sAttr, ss.id(c.str))
 			case cellNumber:
-				fmt.Fprintf(&data, `<c r="%s"%s><v>%s</v></c>`, ref, sAttr, strconv.FormatFloat(c.num, 'g', -1, 64))
+				fmt.Fprintf(w, `<c r="%s"%s><v>%s</v></c>`, ref, sAttr, strconv.FormatFloat(c.num, 'g', -1, 64))
 			case cellBool:
-				fmt.Fprintf(&data, `<c r="%s"%s t="b"><v>%d</v></c>`, ref, sAttr, int(c.num))
+				fmt.Fprintf(w, `<c r="%s"%s t="b"><v>%d</v></c>`, ref, sAttr, int(c.num))
 			case cellFormula:
-				fmt.Fprintf(&data, `<c r="%s"%s><f>%s</f></c>`, ref, sAttr, esc(c.formula))
+				fmt.Fprintf(w, `<c r="%s"%s><f>%s</f></c>`, ref, sAttr, esc(c.formula))
 			}
 		}
-		data.WriteString(`</row>`)
+		w.WriteString(`</row>`)
 	}
-	var b strings.Builder
-	b.WriteString(`<worksheet ` + nsSheet + `>`)
-	if cols > 0 {
-		fmt.Fprintf(&b, `<dimension ref="A1:%s%d"/>`, colName(cols-1), len(rows))
-	}
-	tab := ""
-	if first {
-		tab = ` tabSelected="1"`
-	}
-	fmt.Fprintf(&b, `<sheetViews><sheetView%s workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>`, tab)
-	b.WriteString(`<sheetFormatPr defaultRowHeight="15"/>`)
-	if cols > 0 {
-		b.WriteString(`<cols>`)
-		for i, w := range widths {
-			fmt.Fprintf(&b, `<col min="%d" max="%d" width="%d" customWidth="1"/>`, i+1, i+1, min(max(w+2, minColumnWidth), maxColumnWidth))
+	row(first.Table.Header)
+	err = eachPiece(first, st, func(t *GridTable) error {
+		for _, r := range t.Rows {
+			row(r)
 		}
-		b.WriteString(`</cols>`)
-	}
-	b.WriteString(`<sheetData>` + data.String() + `</sheetData></worksheet>`)
-	return b.String()
+		return j.ctx.Err()
+	})
+	w.WriteString(`</sheetData></worksheet>`)
+	return err
 }

@@ -105,8 +105,18 @@ func WriteEdited(dst io.Writer, c *Content, pieces []Piece) error {
 		_, err = dst.Write(out)
 		return err
 	}
-	// Many small pieces (a replace_all) must not cost a write call each.
-	w := bufio.NewWriterSize(dst, 64<<10)
+	// Many small pieces (a replace_all) must not cost a write call each;
+	// a buffer in memory is one already (a patch renders every file into
+	// one, and 64 KiB more per file was most of what it allocated).
+	var w interface {
+		io.Writer
+		Flush() error
+	}
+	if b, ok := dst.(*bytes.Buffer); ok {
+		w = memWriter{b}
+	} else {
+		w = bufio.NewWriterSize(dst, 64<<10)
+	}
 	if len(c.BOM) > 0 {
 		if _, err := w.Write(c.BOM); err != nil {
 			return err
@@ -127,3 +137,8 @@ func WriteEdited(dst io.Writer, c *Content, pieces []Piece) error {
 	}
 	return w.Flush()
 }
+
+// memWriter is a bytes.Buffer with nothing to flush.
+type memWriter struct{ *bytes.Buffer }
+
+func (memWriter) Flush() error { return nil }

@@ -33,23 +33,53 @@ var Default = []string{
 	`(?i)\b(?:password|passwd|pwd|secret|api_?key|access_?token|auth_?token|client_?secret)\b["']?\s*[:=]\s*["']?[^\s"',;]{6,}`, // key = value
 }
 
+// defaultHints are, for each of Default in order, fixed parts (lower
+// case) of which every match holds at least one: a text with none of a
+// pattern's hints holds no match of it.
+var defaultHints = [][]string{
+	{"akia", "asia", "abia", "acca"},
+	{"secret"},
+	{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+	{"github_pat_"},
+	{"glpat-"},
+	{"xox"},
+	{"sk-"},
+	{"aiza"},
+	{"sk_", "rk_"},
+	{"npm_"},
+	{"eyj"},
+	{"private key"},
+	{"bearer"},
+	{"passw", "pwd", "secret", "key", "token"},
+}
+
 // Redactor masks the matches of its patterns, compiled on first use.
 type Redactor struct {
 	patterns []string
-	// filtered: only the default patterns, so a text that holds none of
-	// their fixed parts is left alone without compiling them (a typical
-	// call pays microseconds, not the millisecond of the compile).
+	// filtered: only the default patterns, so a text is searched with
+	// just those whose fixed parts it holds, compiled on first use of
+	// that set: one that holds none is left alone without compiling
+	// anything (a typical call pays microseconds, not the millisecond of
+	// the compile), and source code full of "key" and "token" pays for
+	// one pattern, not fourteen. A pattern that cannot match anywhere
+	// in a text changes none of the alternation's matches there, so the
+	// result is what the whole set gives.
 	filtered bool
 	once     sync.Once
 	re       *regexp.Regexp
+	subsets  sync.Map // uint32 (bits of Default) → *regexp.Regexp
 }
 
 // New checks patterns; "default" stands for Default.
 func New(patterns []string) (*Redactor, error) {
 	r := &Redactor{filtered: true}
+	hasDefault := false
 	for _, p := range patterns {
 		if p == "default" {
-			r.patterns = append(r.patterns, Default...)
+			if !hasDefault {
+				r.patterns = append(r.patterns, Default...)
+			}
+			hasDefault = true
 			continue
 		}
 		if _, err := regexp.Compile(p); err != nil {
@@ -64,31 +94,61 @@ func New(patterns []string) (*Redactor, error) {
 func (r *Redactor) compiled() *regexp.Regexp {
 	r.once.Do(func() {
 		if len(r.patterns) > 0 {
-			r.re = regexp.MustCompile("(?:" + strings.Join(r.patterns, ")|(?:") + ")")
+			r.re = alternation(r.patterns)
 		}
 	})
 	return r.re
 }
 
-// hints are fixed parts of the default patterns: a text with none of them
-// holds no match.
-var hints = []string{"akia", "asia", "abia", "acca", "secret", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
-	"glpat-", "xox", "sk-", "sk_", "rk_", "aiza", "npm_", "eyj", "private key", "bearer", "passw", "pwd", "key", "token"}
+func alternation(patterns []string) *regexp.Regexp {
+	return regexp.MustCompile("(?:" + strings.Join(patterns, ")|(?:") + ")")
+}
 
-func (r *Redactor) skip(s string) bool {
+// regexpFor is the regexp to search s with, nil when nothing in s can
+// match.
+func (r *Redactor) regexpFor(s string) *regexp.Regexp {
 	if r == nil || len(r.patterns) == 0 || s == "" {
-		return true
+		return nil
 	}
 	if !r.filtered {
-		return false
+		return r.compiled()
 	}
-	lower := strings.ToLower(s)
-	for _, h := range hints {
-		if strings.Contains(lower, h) {
-			return false
+	bits := hinted(s)
+	if bits == 0 {
+		return nil
+	}
+	if re, ok := r.subsets.Load(bits); ok {
+		return re.(*regexp.Regexp)
+	}
+	var some []string
+	for i, p := range r.patterns {
+		if bits&(1<<i) != 0 {
+			some = append(some, p)
 		}
 	}
-	return true
+	re, _ := r.subsets.LoadOrStore(bits, alternation(some))
+	return re.(*regexp.Regexp)
+}
+
+// none says that nothing in s can match.
+func (r *Redactor) none(s string) bool {
+	return r == nil || len(r.patterns) == 0 || s == "" || (r.filtered && hinted(s) == 0)
+}
+
+// hinted has bit i set when s holds one of defaultHints[i].
+func hinted(s string) uint32 {
+	// (?i) folds ſ (U+017F) with s, which ToLower leaves alone.
+	lower := strings.ReplaceAll(strings.ToLower(s), "ſ", "s")
+	var bits uint32
+	for i, hs := range defaultHints {
+		for _, h := range hs {
+			if strings.Contains(lower, h) {
+				bits |= 1 << i
+				break
+			}
+		}
+	}
+	return bits
 }
 
 var builtin = sync.OnceValue(func() *Redactor {
@@ -101,10 +161,11 @@ func Builtin() *Redactor { return builtin() }
 
 // String masks s.
 func (r *Redactor) String(s string) string {
-	if r.skip(s) {
+	re := r.regexpFor(s)
+	if re == nil {
 		return s
 	}
-	return r.compiled().ReplaceAllLiteralString(s, Mask)
+	return re.ReplaceAllLiteralString(s, Mask)
 }
 
 // Value masks every string inside a JSON-shaped value (maps, slices) and
@@ -146,7 +207,7 @@ func (r *Redactor) Value(v any) any {
 
 // JSON masks the strings of a JSON document.
 func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
-	if r.skip(string(raw)) {
+	if r.none(string(raw)) {
 		return raw
 	}
 	var v any

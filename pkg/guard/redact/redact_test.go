@@ -80,3 +80,41 @@ func TestPreviewOfLargeArgumentsIsTheSame(t *testing.T) {
 		t.Error("the secret shows")
 	}
 }
+
+// TestHintedSubsetsMaskAsTheWholeSet: searching a text with only the
+// default patterns whose fixed parts it holds gives what all of them
+// give, for every pattern's secret alone, mixed, folded and amid code.
+func TestHintedSubsetsMaskAsTheWholeSet(t *testing.T) {
+	if len(defaultHints) != len(Default) {
+		t.Fatalf("%d hint lists for %d default patterns", len(defaultHints), len(Default))
+	}
+	whole := alternation(Default)
+	secrets := []string{
+		"AKIAIOSFODNN7EXAMPLE", "ASIAIOSFODNN7EXAMPLE",
+		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"AWS_ſECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"ghp_" + strings.Repeat("a", 36), "ghs_" + strings.Repeat("Z", 40),
+		"github_pat_" + strings.Repeat("B", 30), "glpat-" + strings.Repeat("c", 20),
+		"xoxb-1234567890-abcdef", "sk-ant-" + strings.Repeat("d", 30),
+		"AIza" + strings.Repeat("f", 35), "rk_test_" + strings.Repeat("g", 24),
+		"npm_" + strings.Repeat("h", 36),
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+		"Authorization: BEARER abcdefghijklmnopqrstuvwxyz012345",
+		"PASSWORD=hunter2hunter2", `"api_key": "0123456789abcdef"`, "pwd: 'sesame-sesame'",
+		"client_secret=abcdefgh", "auth_token = tok123456", "token := cfg.Token // key lookup",
+		"Kelvin: \u212Aey=0123456789",
+	}
+	var texts []string
+	for i, s := range secrets {
+		texts = append(texts, s, "before "+s+" after", s+" "+secrets[(i+5)%len(secrets)]+"\n"+secrets[(i+11)%len(secrets)])
+	}
+	texts = append(texts, "func (c *Client) Do(req *Request) { key := req.Header.Get(\"X-Key\"); token = secret }",
+		"nothing here at all", "the AKIA prefix", "sk-short", strings.Join(secrets, " | "))
+	r := Builtin()
+	for _, text := range texts {
+		if got, want := r.String(text), whole.ReplaceAllLiteralString(text, Mask); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", text, got, want)
+		}
+	}
+}
