@@ -18,15 +18,7 @@ func (d *Doc) PageText(n int) (text string, err error) {
 	if n < 1 || n > len(d.pages) {
 		return "", fmt.Errorf("page %d out of range 1-%d", n, len(d.pages))
 	}
-	defer func() {
-		if x := recover(); x != nil {
-			if ce, ok := x.(*CorruptError); ok {
-				err = ce
-				return
-			}
-			err = fmt.Errorf("%v", x)
-		}
-	}()
+	defer pagePanic(&err)
 	pg := d.pages[n-1]
 	contents := pg.v.Key("Contents")
 	if contents.Kind() == pdf.Null {
@@ -61,15 +53,7 @@ func (d *Doc) PageSpans(n int) (page *Page, err error) {
 	if n < 1 || n > len(d.pages) {
 		return nil, fmt.Errorf("page %d out of range 1-%d", n, len(d.pages))
 	}
-	defer func() {
-		if x := recover(); x != nil {
-			if ce, ok := x.(*CorruptError); ok {
-				err = ce
-				return
-			}
-			err = fmt.Errorf("%v", x)
-		}
-	}()
+	defer pagePanic(&err)
 	pg := d.pages[n-1]
 	page = &Page{Number: n, Width: 612, Height: 792} // US Letter when the page does not say
 	if box := pg.mediaBox; box.Len() == 4 {
@@ -480,4 +464,17 @@ func (e *extractor) form(resources pdf.Value, name string, depth int) {
 func (e *extractor) nextLine() {
 	e.tlm = e.tlm.translated(0, -e.ts.leading)
 	e.tm = e.tlm
+}
+
+// pagePanic, deferred, turns a panic while a page is read into its error:
+// a *CorruptError as it is (structural damage), anything else as a page
+// whose content does not decode.
+func pagePanic(err *error) {
+	if x := recover(); x != nil {
+		if ce, ok := x.(*CorruptError); ok {
+			*err = ce
+			return
+		}
+		*err = fmt.Errorf("%v", x)
+	}
 }
