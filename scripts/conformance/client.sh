@@ -7,10 +7,17 @@
 set -euo pipefail
 url=${!#}
 mcode=${MCODE_BIN:-mcode}
-work=$(mktemp -d)
+# The server is declared in the person's own config (the user file), the
+# only layer whose MCP servers run without a person's trust; it lies
+# outside /tmp, where mcode would take a config as the caller's.
+state=${XDG_STATE_HOME:-$HOME/.local/state}/mcode-conformance
+mkdir -p "$state"
+work=$(mktemp -d "$state/run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export MCODE_HOME=$work/home MCODE_CONFIG=$work/config.yaml
-printf 'mcpServers:\n  conformance: {url: "%s", timeout: 20s}\n' "$url" >"$MCODE_CONFIG"
+export MCODE_HOME=$work/home XDG_CONFIG_HOME=$work/config
+unset MCODE_CONFIG
+mkdir -p "$XDG_CONFIG_HOME/mcode"
+printf 'mcpServers:\n  conformance: {url: "%s", timeout: 20s}\n' "$url" >"$XDG_CONFIG_HOME/mcode/config.yaml"
 
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
 initialize)
