@@ -49,8 +49,14 @@ type Factory struct {
 	// caller can write (callerWritable); built on first use.
 	callerPlacesOnce sync.Once
 	callerPlaces     *sandbox.Policy
-	config           *config.Config
-	configErr        error
+	// sharedPlaces are the shared temporary folders and the workspace,
+	// resolved: a caller outside the sandbox writes them too.
+	sharedPlaces []string
+	// userConfig is userConfigDirs' answer, found once.
+	userConfigOnce sync.Once
+	userConfig     [3]string
+	config         *config.Config
+	configErr      error
 	// policyIgnored are the loosenings of the policy that an untrusted
 	// layer asked for (result.policy_ignored).
 	policyIgnored []config.Ignored

@@ -48,8 +48,10 @@ func MainWith(adjust func(*Factory)) int {
 	if adjust != nil {
 		adjust(f)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// Not stopped at the end: the process exits, and signal.Stop would
+	// wait for the signal goroutine to be scheduled first (a thread start
+	// on every call).
+	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// Ctrl-C while mcode waits on stdin (--args -, a prompt) must end it.
 	f.IO.In = iostreams.WithContext(ctx, f.IO.In)
 	if filepath.Base(os.Args[0]) == ShimName {

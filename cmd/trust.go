@@ -32,6 +32,14 @@ type TrustedFiles struct {
 // write, it is relocated (read as an untrusted layer) and the trusted
 // one is that of the home folder in the user database.
 func (f *Factory) userConfigDirs() (fromEnv, trusted, relocated string) {
+	f.userConfigOnce.Do(func() {
+		fromEnv, trusted, relocated := f.findUserConfigDirs()
+		f.userConfig = [3]string{fromEnv, trusted, relocated}
+	})
+	return f.userConfig[0], f.userConfig[1], f.userConfig[2]
+}
+
+func (f *Factory) findUserConfigDirs() (fromEnv, trusted, relocated string) {
 	if f.Trusted.UserDir != "" {
 		return f.Trusted.UserDir, f.Trusted.UserDir, ""
 	}
@@ -62,26 +70,24 @@ func (f *Factory) userConfigDirs() (fromEnv, trusted, relocated string) {
 // write too.
 func (f *Factory) callerWritable(p string) bool {
 	f.callerPlacesOnce.Do(func() {
-		root, err := f.RootDir()
-		if err != nil {
-			return
+		places := []string{"/tmp", "/var/tmp", "/dev/shm", os.TempDir(), f.Getenv("TMPDIR")}
+		if root, err := f.RootDir(); err == nil {
+			f.callerPlaces = sandbox.New(sandbox.Inputs{Root: root, DataDir: f.HomeDir(), Getenv: f.Getenv,
+				UserHome: f.userHome(), Config: config.Defaults().Sandbox})
+			places = append(places, root)
 		}
-		f.callerPlaces = sandbox.New(sandbox.Inputs{Root: root, DataDir: f.HomeDir(), Getenv: f.Getenv,
-			UserHome: f.userHome(), Config: config.Defaults().Sandbox})
+		for _, place := range places {
+			if filepath.IsAbs(place) {
+				f.sharedPlaces = append(f.sharedPlaces, guard.Resolve(filepath.Clean(place), false))
+			}
+		}
 	})
 	if f.callerPlaces != nil && f.callerPlaces.CallerWritable(p) {
 		return true
 	}
 	real := guard.Resolve(filepath.Clean(p), false)
-	places := []string{"/tmp", "/var/tmp", "/dev/shm", os.TempDir(), f.Getenv("TMPDIR")}
-	if root, err := f.RootDir(); err == nil {
-		places = append(places, root)
-	}
-	for _, place := range places {
-		if place == "" || !filepath.IsAbs(place) {
-			continue
-		}
-		if withinDir(real, guard.Resolve(filepath.Clean(place), false)) {
+	for _, place := range f.sharedPlaces {
+		if withinDir(real, place) {
 			return true
 		}
 	}

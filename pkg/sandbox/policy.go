@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"os/user"
@@ -596,6 +597,10 @@ func Resolve(abs string, keepLast bool) string {
 // and each component costs one lstat.
 type resolver struct {
 	seen map[string]string
+	// missing holds the resolved paths found absent: nothing below one
+	// exists either, so its children need no stat (most of the secrets
+	// and caches a policy names are under folders a home does not have).
+	missing map[string]bool
 }
 
 // maxLinks bounds the symlinks followed for one path, as the kernel's
@@ -609,19 +614,23 @@ func (r *resolver) real(p string, depth int) string {
 	if got, ok := r.seen[p]; ok {
 		return got
 	}
+	if r.seen == nil {
+		r.seen, r.missing = map[string]string{}, map[string]bool{}
+	}
 	parent := r.real(filepath.Dir(p), depth)
 	cand := filepath.Join(parent, filepath.Base(p))
 	out := cand
-	if info, err := os.Lstat(cand); err == nil && info.Mode()&fs.ModeSymlink != 0 && depth < maxLinks {
+	if r.missing[parent] {
+		r.missing[cand] = true
+	} else if info, err := os.Lstat(cand); errors.Is(err, fs.ErrNotExist) {
+		r.missing[cand] = true
+	} else if err == nil && info.Mode()&fs.ModeSymlink != 0 && depth < maxLinks {
 		if target, err := os.Readlink(cand); err == nil {
 			if !filepath.IsAbs(target) {
 				target = filepath.Join(parent, target)
 			}
 			out = r.real(filepath.Clean(target), depth+1)
 		}
-	}
-	if r.seen == nil {
-		r.seen = map[string]string{}
 	}
 	r.seen[p] = out
 	return out

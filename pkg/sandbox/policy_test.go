@@ -298,3 +298,41 @@ func TestPlantedLinkCannotWiden(t *testing.T) {
 		t.Errorf("the refusals are not said: %+v", p.Refused)
 	}
 }
+
+// TestResolveBelowMissingFolders: the resolver skips the stats below a
+// folder it found absent, and still follows a link into one.
+func TestResolveBelowMissingFolders(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dir, "real")
+	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "gone", "x"), filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	var r resolver
+	for in, want := range map[string]string{
+		filepath.Join(dir, "missing", "a", "b"): filepath.Join(dir, "missing", "a", "b"),
+		filepath.Join(dir, "missing", "a"):      filepath.Join(dir, "missing", "a"),
+		filepath.Join(dir, "link", "sub"):       filepath.Join(real, "sub"),
+		filepath.Join(dir, "link", "none", "c"): filepath.Join(real, "none", "c"),
+		filepath.Join(dir, "dangling", "y"):     filepath.Join(dir, "gone", "x", "y"),
+		filepath.Join(dir, "dangling"):          filepath.Join(dir, "gone", "x"),
+	} {
+		if got := r.real(in, 0); got != want {
+			t.Errorf("real(%s) = %s, want %s", in, got, want)
+		}
+		if got := Resolve(in, false); got != want {
+			t.Errorf("Resolve(%s) = %s, want %s", in, got, want)
+		}
+	}
+	if !r.missing[filepath.Join(dir, "missing", "a", "b")] || !r.missing[filepath.Join(dir, "gone", "x", "y")] {
+		t.Errorf("missing = %v: the paths below an absent folder are not known absent", r.missing)
+	}
+}
