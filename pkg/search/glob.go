@@ -174,7 +174,7 @@ func Glob(ctx context.Context, env *tool.Env, p GlobParams) (*GlobResult, error)
 	g.suffix = anyNameEnding(p.Pattern)
 	n := workerCount()
 	g.workers = make([]globWorker, n)
-	g.walk = newWalker(t.base, t.git, n, g)
+	g.walk = newWalker(t, n, g)
 	g.walk.useIgnore = !lift
 	g.walk.wantDirs = p.Type == TypeDir
 	g.walk.skipGit = !lift || !slices.Contains(strings.Split(p.Pattern, "/"), ".git")

@@ -350,7 +350,7 @@ func Grep(ctx context.Context, env *tool.Env, p GrepParams) (*GrepResult, error)
 		for i := range g.workers {
 			g.workers[i].st = m.newState()
 		}
-		g.walk = newWalker(t.base, t.git, n, g)
+		g.walk = newWalker(t, n, g)
 		g.walk.useIgnore = !p.NoIgnore
 		if t.isFile {
 			complete = g.walk.within(ctx, g.searchOne)

@@ -48,6 +48,9 @@ type target struct {
 	// excluded is set when a walk would have left the path out (it is
 	// searched anyway, being named).
 	excluded bool
+	// hidden are the sandbox's secret paths below base (slash-separated,
+	// relative to it): a walk passes them by as it passes sensitive names.
+	hidden map[string]bool
 	// raw maps a shown path that DisplayPath changed to the name itself.
 	raw   map[string]string
 	rawMu sync.Mutex
@@ -93,7 +96,8 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 	}
 	// What the sandbox hides from a command (~/.config/gh, sandbox.readDeny,
 	// …) a search does not read either: grep and rg in bash would be refused.
-	if ok, why := sandbox.New(sandbox.InputsFor(env, nil)).CanRead(real); !ok {
+	pol := sandbox.New(sandbox.InputsFor(env, nil))
+	if ok, why := pol.CanRead(real); !ok {
 		return nil, &tool.Error{Code: tool.CodeDenied, Message: why,
 			Hint: "search another path; a person can read it with their own tools"}
 	}
@@ -120,6 +124,17 @@ func resolveTarget(env *tool.Env, path string, useIgnore bool) (*target, error) 
 	}
 	if r, err := filepath.Rel(t.base, t.dir); err == nil && r != "." {
 		t.rel = filepath.ToSlash(r)
+	}
+	// The walk judges names; the secrets the sandbox hides by place
+	// (~/.config/gh, ~/.docker/config.json, sandbox.readDeny) are judged by
+	// their path below the folder walked.
+	for _, s := range pol.Secrets {
+		if r, err := filepath.Rel(t.base, s); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r) {
+			if t.hidden == nil {
+				t.hidden = map[string]bool{}
+			}
+			t.hidden[filepath.ToSlash(r)] = true
+		}
 	}
 	if useIgnore {
 		var rs *rules

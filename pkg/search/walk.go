@@ -149,6 +149,7 @@ type walker struct {
 	useIgnore bool // ignore files and default excludes apply
 	skipGit   bool // .git folders are never entered
 	wantDirs  bool
+	hidden    map[string]bool // paths (relative to base) never listed nor read
 	visit     visitor
 	workers   []*worker
 
@@ -160,8 +161,8 @@ type walker struct {
 	busy  int
 }
 
-func newWalker(base string, git gitEnv, n int, v visitor) *walker {
-	w := &walker{base: base, git: git, useIgnore: true, skipGit: true, visit: v}
+func newWalker(t *target, n int, v visitor) *walker {
+	w := &walker{base: t.base, git: t.git, hidden: t.hidden, useIgnore: true, skipGit: true, visit: v}
 	w.cond = sync.NewCond(&w.mu)
 	for i := range n {
 		w.workers = append(w.workers, &worker{id: i})
@@ -332,7 +333,7 @@ func (w *walker) readDir(wk *worker, job dirJob) {
 		if !isDir && (typ == typeFile || typ == typeSymlink) && !w.visit.wantFile(rel, name) {
 			continue
 		}
-		if sensitive.MatchName(name, isDir) {
+		if sensitive.MatchName(name, isDir) || w.hidden[rel] {
 			wk.stats.sensitive++
 			continue
 		}
