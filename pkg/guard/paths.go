@@ -91,6 +91,11 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p tool.PathUse, c *dispatc
 		if p.Delete {
 			check = pol.CanRemove
 		}
+		// The workspace root itself the tool refuses in its own words
+		// (rm: "it is the workspace root", or GNU rm's rule for ".").
+		if p.Delete && real == Resolve(c.Env.Root, false) {
+			check = pol.CanWrite
+		}
 		if ok, why := check(real); !ok {
 			raise(j, dispatch.Verdict(g.cfg.Paths.OutsideRoot), SourcePath, "guard.paths.outsideRoot: "+g.cfg.Paths.OutsideRoot,
 				name+": "+why)

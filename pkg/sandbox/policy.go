@@ -480,7 +480,20 @@ func (p *Policy) CanWrite(path string) (ok bool, why string) {
 // CanRemove is CanWrite for removing path itself: a symbolic link there
 // is removed, not followed.
 func (p *Policy) CanRemove(path string) (ok bool, why string) {
-	return p.canWrite(Resolve(path, true))
+	real := Resolve(path, true)
+	if p.Mode != DangerFullAccess {
+		// Removing a folder removes what it holds: .git takes its hooks
+		// and config with it, as MCODE_HOME its approvals.
+		for _, pr := range slices.Concat(p.Protected, p.Pinned) {
+			if pr == real || !within(pr, real) {
+				continue
+			}
+			if _, err := os.Lstat(pr); err == nil {
+				return false, real + " holds the protected " + pr + ", which stays in place (sandbox " + string(p.Mode) + ")"
+			}
+		}
+	}
+	return p.canWrite(real)
 }
 
 func (p *Policy) canWrite(real string) (ok bool, why string) {
