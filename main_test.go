@@ -118,6 +118,13 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			if cond == "nobody" {
 				return canRunAsNobody(), nil
 			}
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			if cond == "shadow" { // the system keeps its password hashes in /etc/shadow
+				_, err := os.Lstat("/etc/shadow")
+				return err == nil, nil
+			}
 			if cond == "landlock" { // the Linux sandbox can run here
 				return sandbox.LandlockABI() > 0, nil
 			}

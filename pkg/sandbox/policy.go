@@ -201,6 +201,15 @@ func New(in Inputs) *Policy {
 			p.Secrets = appendNew(p.Secrets, p.resolve(filepath.Join(h, filepath.FromSlash(rel))))
 		}
 	}
+	// The system's own secrets are unreadable but to root: hidden for root
+	// only (each one costs the rules of its whole folder: /etc has ~150).
+	if os.Geteuid() == 0 {
+		for _, f := range sensitive.SystemSecrets {
+			if real := p.resolve(f); exists(real) {
+				p.Secrets = appendNew(p.Secrets, real)
+			}
+		}
+	}
 	for _, d := range in.Config.ReadDeny {
 		p.Secrets = appendNew(p.Secrets, p.resolve(p.expandHome(d)))
 	}

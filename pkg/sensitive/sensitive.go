@@ -131,3 +131,14 @@ var HomeSecrets = []string{
 	".password-store", ".local/share/keyrings", ".pypirc",
 	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
 }
+
+// SystemSecrets are the files of the system that hold credentials, by
+// absolute path: readable by root only, and so by every command and tool
+// of an agent that runs as root (CI, containers). For root, the sandbox
+// hides those that exist as it hides HomeSecrets.
+var SystemSecrets = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/security/opasswd", "/etc/master.passwd", "/etc/spwd.db",
+	"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
+	"/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
+}
