@@ -187,6 +187,26 @@ func escapeCases() []escapeCase {
 			landed: func(l escapeLayout, _ string) bool {
 				return escContains(filepath.Join(l.ws, ".git", "config"), "hooksPath")
 			}},
+		// A submodule's git folder lives in the superproject's
+		// .git/modules/NAME (NAME may hold slashes): the superproject's
+		// git status runs the submodule's core.fsmonitor.
+		{name: "submodule_config", command: `git config -f .git/modules/lib/config core.fsmonitor "$OUT/x"; git config -f .git/modules/vendor/deep/config core.fsmonitor "$OUT/x"; printf '#!/bin/sh\n' > .git/modules/lib/hooks/pre-commit`,
+			setup: func(t *testing.T, l escapeLayout) func() bool {
+				for _, name := range []string{"lib", "vendor/deep"} {
+					dir := filepath.Join(l.ws, ".git", "modules", filepath.FromSlash(name))
+					if err := os.MkdirAll(filepath.Join(dir, "hooks"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+					os.WriteFile(filepath.Join(dir, "config"), []byte("[core]\n\tbare = false\n"), 0o644)
+				}
+				return nil
+			},
+			landed: func(l escapeLayout, _ string) bool {
+				return escContains(filepath.Join(l.ws, ".git", "modules", "lib", "config"), "fsmonitor") ||
+					escContains(filepath.Join(l.ws, ".git", "modules", "vendor", "deep", "config"), "fsmonitor") ||
+					escExists(filepath.Join(l.ws, ".git", "modules", "lib", "hooks", "pre-commit"))
+			}},
 		{name: "approvals", command: `echo '{"state":"granted"}' > .mcode-home/approvals/apr_0123456789abcdef.json`,
 			landed: func(l escapeLayout, _ string) bool {
 				return escExists(filepath.Join(l.mcodeHome, "approvals", "apr_0123456789abcdef.json"))

@@ -326,6 +326,7 @@ func (p *Policy) protect() {
 		p.Pinned = append(p.Pinned, gitDir)
 	}
 	p.Protected = append(p.Protected, gitProtected(gitDir)...)
+	p.Protected = append(p.Protected, submoduleProtected(gitDir)...)
 	if p.dataDir != "" {
 		p.Protected = append(p.Protected, filepath.Join(p.dataDir, "approvals"), filepath.Join(p.dataDir, "audit.jsonl"))
 	}
@@ -335,6 +336,41 @@ func (p *Policy) protect() {
 // its hooks and its config (core.hooksPath, filters, aliases).
 func gitProtected(gitDir string) []string {
 	return []string{filepath.Join(gitDir, "hooks"), filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")}
+}
+
+// maxSubmodules bounds the submodules whose git folders are protected:
+// each costs a few read-only mounts per command.
+const maxSubmodules = 64
+
+// submoduleProtected are the hooks and configs of the submodules' git
+// folders (gitDir/modules/NAME, NAME may hold slashes, and submodules of
+// submodules below them): git runs them as it runs the repository's own
+// — the superproject's git status runs a submodule's core.fsmonitor.
+func submoduleProtected(gitDir string) []string {
+	var out []string
+	n := 0
+	var visit func(dir string, depth int)
+	visit = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil || depth > 8 {
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() || n >= maxSubmodules {
+				continue
+			}
+			sub := filepath.Join(dir, e.Name())
+			if exists(filepath.Join(sub, "HEAD")) { // a git folder
+				n++
+				out = append(out, gitProtected(sub)...)
+				visit(filepath.Join(sub, "modules"), depth+1)
+			} else { // a part of a name with slashes
+				visit(sub, depth+1)
+			}
+		}
+	}
+	visit(filepath.Join(gitDir, "modules"), 0)
+	return out
 }
 
 // gitDirs makes the git folders of a linked worktree writable (git commit
@@ -374,6 +410,7 @@ func (p *Policy) gitDirs() {
 	if common != gitDir {
 		p.add(Place{Path: common, Kind: KindGit, Why: "the repository's git folder (shared by its worktrees)"})
 		p.Protected = append(p.Protected, gitProtected(common)...)
+		p.Protected = append(p.Protected, submoduleProtected(common)...)
 		p.Pinned = append(p.Pinned, common)
 	}
 }
