@@ -53,6 +53,7 @@ mode are kept per file. Tool name: apply_patch.`,
 				if err != nil {
 					return err
 				}
+				opts.readFrom(src)
 				opts.Args["input"] = text
 			}
 			if _, ok := opts.Args["input"]; !ok {

@@ -423,6 +423,17 @@ type unitText struct {
 func (u unitText) texts() []string { return append([]string{u.show}, u.match...) }
 
 func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
+	in := g.argInputs(name, c)
+	// The files the command line read into the arguments are reads.
+	for _, p := range c.Inputs {
+		in.texts = append(in.texts, unitText{show: p})
+		in.paths = append(in.paths, tool.PathUse{Path: p})
+	}
+	return in
+}
+
+// argInputs are the inputs the call's arguments name.
+func (g *Guard) argInputs(name string, c *dispatch.Call) inputs {
 	var args map[string]any
 	_ = json.Unmarshal(c.Args, &args)
 	if name == "bash" {
