@@ -184,7 +184,7 @@ func (pl *plan) add(op *fileOp) error {
 	r := FileReport{Op: OpAdd, Path: e.display, Tiers: []string{}, Hunks: len(op.hunks)}
 	mode := textedit.NewFileMode &^ fsutil.Umask()
 	if op.newMode != 0 {
-		mode = fs.FileMode(op.newMode) & fs.ModePerm
+		mode = gitPerm(op.newMode)
 	}
 	var old []byte
 	switch {
@@ -206,7 +206,7 @@ func (pl *plan) add(op *fileOp) error {
 		}
 		mode = e.orig.mode
 		if op.newMode != 0 {
-			mode = fs.FileMode(op.newMode) & fs.ModePerm
+			mode = gitPerm(op.newMode)
 		}
 		pl.dropDeleteReport(e.display)
 	}
@@ -325,7 +325,7 @@ func (pl *plan) update(op *fileOp) error {
 	data := buf.Bytes()
 	mode := e.cur.mode
 	if op.newMode != 0 {
-		mode = fs.FileMode(op.newMode) & fs.ModePerm
+		mode = gitPerm(op.newMode)
 	}
 	r := FileReport{Op: OpUpdate, Path: e.display, Hunks: len(op.hunks), Tiers: a.tiers}
 	if r.Tiers == nil {
