@@ -1,12 +1,15 @@
 package patch
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
+	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
 // A git mode that is not a regular file's is refused: 120000 would make
@@ -48,5 +51,45 @@ func TestRegularModesAsGitApply(t *testing.T) {
 		if got := fi.Mode().Perm(); got != want&^fsutil.Umask() {
 			t.Errorf("%s: mode %o, want %o", name, got, want&^fsutil.Umask())
 		}
+	}
+}
+
+// A file named twice through two paths (a link to it, a hard link) is
+// refused at once; before, its second lock waited for the first until
+// the time limit.
+func TestOneFileTwoPathsDoesNotWaitForItself(t *testing.T) {
+	for _, link := range []func(old, new string) error{os.Symlink, os.Link} {
+		env := testEnv(t)
+		writeTree(t, env.Root, tree{"a.txt": "one\ntwo\n"})
+		if err := link(filepath.Join(env.Root, "a.txt"), filepath.Join(env.Root, "b.txt")); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := Run(ctx, env, Params{Input: "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+1\n*** Update File: b.txt\n@@\n-two\n+2\n*** End Patch\n"})
+		cancel()
+		te := tool.AsError(err)
+		if te == nil || te.Code != tool.CodeInvalidArgs || !strings.Contains(te.Message, "same file") {
+			t.Errorf("got %v, want invalid_args naming the same file", err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(env.Root, "a.txt")); string(got) != "one\ntwo\n" {
+			t.Errorf("a.txt changed: %q", got)
+		}
+	}
+}
+
+// Spellings of one path (./a.txt, dir/../a.txt, \x61.txt) are one entry,
+// applied in order.
+func TestOnePathSpelledThreeWays(t *testing.T) {
+	env := testEnv(t)
+	writeTree(t, env.Root, tree{"a.txt": "one\ntwo\nthree\n", "dir/keep": ""})
+	in := "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+1\n*** Update File: ./a.txt\n@@\n-two\n+2\n" +
+		"*** Update File: dir/../a.txt\n@@\n-three\n+3\n*** Update File: \\x61.txt\n@@\n-1\n+one\n*** End Patch\n"
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := Run(ctx, env, Params{Input: in}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(env.Root, "a.txt")); string(got) != "one\n2\n3\n" {
+		t.Errorf("a.txt = %q", got)
 	}
 }
