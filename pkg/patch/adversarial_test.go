@@ -93,3 +93,31 @@ func TestOnePathSpelledThreeWays(t *testing.T) {
 		t.Errorf("a.txt = %q", got)
 	}
 }
+
+// A hunk of many lines alike in a file of many lines alike has a
+// candidate place at every line: locating it, and diagnosing a miss, are
+// bounded instead of running for minutes.
+func TestLocatingManyCandidatesIsBounded(t *testing.T) {
+	env := testEnv(t)
+	writeTree(t, env.Root, tree{"big.txt": strings.Repeat("x\n", 400_000)})
+	ctx := strings.Repeat(" x\n", 3000)
+	for _, tc := range []struct {
+		name, last string
+		code       tool.Code
+	}{
+		// Every line is a candidate: the search gives up, too_large.
+		{"candidates", "-y\n", tool.CodeTooLarge},
+		// No candidate (the rare line is absent), but the diagnosis
+		// sees every line vote for every place: it is capped.
+		{"diagnosis", "-yyyyyyyyyy\n", tool.CodeNoMatch},
+	} {
+		start := time.Now()
+		_, te, _ := apply(t, env, Params{Input: "*** Begin Patch\n*** Update File: big.txt\n@@\n" + ctx + tc.last + "+z\n*** End Patch\n"})
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("%s: took %v", tc.name, d)
+		}
+		if te == nil || te.Code != tc.code {
+			t.Errorf("%s: got %+v, want %s", tc.name, te, tc.code)
+		}
+	}
+}
