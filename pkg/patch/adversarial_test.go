@@ -121,3 +121,59 @@ func TestLocatingManyCandidatesIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// Codex's format as Codex reads it: a line that starts with a space is
+// context whatever it holds, so a file's own "*** End of File" or
+// "*** Delete File: x" line is matched, not obeyed.
+func TestMarkerLikeContextLines(t *testing.T) {
+	env := testEnv(t)
+	writeTree(t, env.Root, tree{"doc.md": "doc\n*** Delete File: keep.txt\n*** End of File\n@@ x\nend\n", "keep.txt": "keep\n"})
+	in := "*** Begin Patch\n*** Update File: doc.md\n@@\n-doc\n+DOC\n *** Delete File: keep.txt\n *** End of File\n @@ x\n-end\n+END\n*** End Patch\n"
+	if _, te, _ := apply(t, env, Params{Input: in}); te != nil {
+		t.Fatal(te)
+	}
+	got := readTree(t, env.Root)
+	if _, ok := got["keep.txt"]; !ok {
+		t.Error("keep.txt was deleted by a context line")
+	}
+	if d, _ := os.ReadFile(filepath.Join(env.Root, "doc.md")); string(d) != "DOC\n*** Delete File: keep.txt\n*** End of File\n@@ x\nEND\n" {
+		t.Errorf("doc.md = %q", d)
+	}
+	// The patch's own end marker may still be indented.
+	if _, te, _ := apply(t, env, Params{Input: "*** Begin Patch\n*** Update File: doc.md\n@@\n-DOC\n+doc\n  *** End Patch\n"}); te != nil {
+		t.Fatal(te)
+	}
+}
+
+// An @@ line names its whole line: spaces at its end are the line's own.
+func TestContextHeaderIsTheWholeLine(t *testing.T) {
+	env := testEnv(t)
+	writeTree(t, env.Root, tree{"h.py": "def f():\n    return 1\ndef f():  \n    return 1\n"})
+	if _, te, _ := apply(t, env, Params{Input: "*** Begin Patch\n*** Update File: h.py\n@@ def f():  \n-    return 1\n+    return 2\n*** End Patch\n"}); te != nil {
+		t.Fatal(te)
+	}
+	if d, _ := os.ReadFile(filepath.Join(env.Root, "h.py")); string(d) != "def f():\n    return 1\ndef f():  \n    return 2\n" {
+		t.Errorf("h.py = %q", d)
+	}
+}
+
+// A path ending with a slash names a folder, and a file added twice has
+// two contents: both are refused at parse, naming the lines.
+func TestFolderPathsAndDoubleAdds(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"*** Begin Patch\n*** Add File: dir/\n+x\n*** End Patch\n", "ends with a slash"},
+		{"*** Begin Patch\n*** Update File: a.txt\n*** Move to: dir/\n*** End Patch\n", "ends with a slash"},
+		{"--- /dev/null\n+++ b/dir/\n@@ -0,0 +1 @@\n+x\n", "ends with a slash"},
+		{"*** Begin Patch\n*** Add File: n.txt\n+x\n*** Add File: ./n.txt\n+y\n*** End Patch\n", "added twice, at lines 2 and 4"},
+	} {
+		env := testEnv(t)
+		writeTree(t, env.Root, tree{"a.txt": "a\n"})
+		_, te, _ := apply(t, env, Params{Input: tc.in})
+		if te == nil || !strings.Contains(te.Message, tc.want) {
+			t.Errorf("%q: got %+v, want %q", tc.in, te, tc.want)
+		}
+		if got := readTree(t, env.Root); len(got) != 1 {
+			t.Errorf("%q: wrote %v", tc.in, got)
+		}
+	}
+}

@@ -86,7 +86,13 @@ func parseUnified(lines []patchLine, strip *int) (*parsed, error) {
 		if k < len(fileLines) {
 			line = fileLines[k]
 		}
-		name := func(n string) (string, error) { return stripName(n, drop, line) }
+		name := func(n string) (string, error) {
+			p, err := stripName(n, drop, line)
+			if err == nil {
+				err = folderPath(line, FormatUnified, p)
+			}
+			return p, err
+		}
 		if f.IsBinary {
 			n := f.NewName
 			if n == "" {
