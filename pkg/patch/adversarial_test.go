@@ -177,3 +177,13 @@ func TestFolderPathsAndDoubleAdds(t *testing.T) {
 		}
 	}
 }
+
+// A path with a NUL byte is the caller's mistake (invalid_args), not a
+// fault of mcode (internal); apply fails the test on internal.
+func TestNULInAPath(t *testing.T) {
+	env := testEnv(t)
+	_, te, _ := apply(t, env, Params{Input: "*** Begin Patch\n*** Add File: nu\x00l.txt\n+x\n*** End Patch\n"})
+	if te == nil || te.Code != tool.CodeInvalidArgs || !strings.Contains(te.Message, "NUL") {
+		t.Errorf("got %+v, want invalid_args naming the NUL byte", te)
+	}
+}

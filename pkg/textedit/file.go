@@ -141,6 +141,11 @@ func CheckIfMatch(display string, data []byte, want string) error {
 
 // Resolve follows abs through symlinks to the file to change.
 func Resolve(display, abs string) (string, error) {
+	if strings.IndexByte(abs, 0) >= 0 {
+		return "", &tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("%q holds a NUL byte, which no file name can hold", display),
+			Hint:    "check the path; a NUL byte is not part of any name"}
+	}
 	target, err := fsutil.ResolveLink(abs)
 	if err != nil {
 		return "", pathErr(display, err)
