@@ -187,3 +187,27 @@ func TestNULInAPath(t *testing.T) {
 		t.Errorf("got %+v, want invalid_args naming the NUL byte", te)
 	}
 }
+
+// A patch whose third file fails only while it is written (a folder name
+// longer than the file system takes) leaves the first two as they were,
+// and says so as the caller's error, not mcode's.
+func TestThirdFileFailsAtCommit(t *testing.T) {
+	env := testEnv(t)
+	writeTree(t, env.Root, tree{"a.txt": "a\n"})
+	long := strings.Repeat("x", 300)
+	in := "*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** Add File: new.txt\n+n\n*** Add File: d/" + long + "/y.txt\n+y\n*** End Patch\n"
+	_, te, _ := apply(t, env, Params{Input: in})
+	if te == nil || te.Code != tool.CodeInvalidArgs || !strings.Contains(te.Message, "put back") {
+		t.Errorf("got %+v, want invalid_args saying the files were put back", te)
+	}
+	got := readTree(t, env.Root)
+	if len(got) != 1 {
+		t.Errorf("left %d files, want a.txt alone", len(got))
+	}
+	if d, _ := os.ReadFile(filepath.Join(env.Root, "a.txt")); string(d) != "a\n" {
+		t.Errorf("a.txt = %q", d)
+	}
+	if _, err := os.Stat(filepath.Join(env.Root, "d")); err == nil {
+		t.Error("the folder d made for the third file was left")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -153,6 +154,14 @@ func Resolve(display, abs string) (string, error) {
 	return target, nil
 }
 
+// nameTooLong is the error of a path with a name longer than the file
+// system takes: the caller's to shorten, not a fault of mcode.
+func nameTooLong(display string) error {
+	return &tool.Error{Code: tool.CodeInvalidArgs,
+		Message: fmt.Sprintf("%s: a name in the path is longer than the file system allows (255 bytes on most)", display),
+		Hint:    "use a shorter name; nothing was changed"}
+}
+
 // pathErr turns a failed look-up of a path into an error the caller can
 // act on.
 func pathErr(display string, err error) error {
@@ -164,6 +173,8 @@ func pathErr(display string, err error) error {
 		return &tool.Error{Code: tool.CodeNotADirectory,
 			Message: fmt.Sprintf("%s: a part of the path is a file, not a folder", display),
 			Hint:    "check the path"}
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return nameTooLong(display)
 	case errors.Is(err, errLoop):
 		return &tool.Error{Code: tool.CodeInvalidArgs,
 			Message: fmt.Sprintf("%s: too many levels of symbolic links (a symlink loop)", display),
@@ -297,6 +308,8 @@ func WriteErr(display string, err error) error {
 		return &tool.Error{Code: tool.CodeNotADirectory,
 			Message: fmt.Sprintf("cannot write %s: a part of the path is a file, not a folder", display),
 			Hint:    "check the path"}
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return nameTooLong(display)
 	}
 	return fmt.Errorf("writing %s: %w (nothing was changed)", display, err)
 }
