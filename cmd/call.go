@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,22 @@ type CallOptions struct {
 	// Args is the merged arguments object: --args first, then flags and
 	// positionals over it.
 	Args map[string]any
+	// Inputs are the files read into Args (--args @FILE, a flag's @FILE,
+	// --content-file, the patch's FILE), absolute: the guard judges them
+	// as reads.
+	Inputs []string
+}
+
+// readFrom notes that the arguments hold the text of the file name
+// (- is stdin, no file).
+func (o *CallOptions) readFrom(name string) {
+	if name == "" || name == "-" {
+		return
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		name = abs
+	}
+	o.Inputs = append(o.Inputs, name)
 }
 
 // JSON encodes the arguments object.
@@ -91,6 +108,9 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 		if err != nil {
 			return err
 		}
+		if src, ok := strings.CutPrefix(opts.ArgsSource, "@"); ok {
+			opts.readFrom(src)
+		}
 		m, err := decodeArgs(raw)
 		if err != nil {
 			return err
@@ -134,6 +154,9 @@ func collectArgs(c *cobra.Command, in io.Reader, opts *CallOptions, fields []str
 		v, err := flagValue(c, in, fl)
 		if err == nil {
 			err = checkUTF8("--"+fl.Name, v)
+		}
+		if jv, ok := fl.Value.(*jsonValue); ok && strings.HasPrefix(jv.raw, "@") {
+			opts.readFrom(jv.raw[1:])
 		}
 		if err != nil {
 			convErr = err
@@ -347,7 +370,7 @@ func callToolThen(c *cobra.Command, f *Factory, opts *CallOptions, runF func(*Ca
 	if runF != nil {
 		return runF(opts)
 	}
-	env := f.Call(callContext(c.Context()), opts.Tool, opts.JSON())
+	env := f.call(callContext(c.Context()), dispatch.Request{Tool: opts.Tool, Args: opts.JSON(), Inputs: opts.Inputs})
 	withUsage(c, env)
 	if then != nil {
 		then(env)
@@ -366,14 +389,21 @@ func withUsage(c *cobra.Command, env *tool.Envelope) {
 // Call runs one tool call through the dispatcher. It never fails: every
 // outcome is an envelope.
 func (f *Factory) Call(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
+	return f.call(ctx, dispatch.Request{Tool: name, Args: args})
+}
+
+// call runs a request through the dispatcher, with the approval the
+// command line names.
+func (f *Factory) call(ctx context.Context, r dispatch.Request) *tool.Envelope {
 	start := time.Now()
 	d, err := f.Dispatcher()
 	if err != nil {
-		env := tool.NewEnvelope(name, nil, err)
+		env := tool.NewEnvelope(r.Tool, nil, err)
 		env.DurationMS = time.Since(start).Milliseconds()
 		return env
 	}
-	return d.Do(ctx, dispatch.Request{Tool: name, Args: args, Approval: f.approval()})
+	r.Approval = f.approval()
+	return d.Do(ctx, r)
 }
 
 // interrupted is the error of a call that SIGINT or SIGTERM stopped.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcode-dev/mcode/pkg/connector"
+	"github.com/mcode-dev/mcode/pkg/dispatch"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -95,7 +96,7 @@ search starts no server. Then:
 			if err := collectArgs(c, f.IO.In, callOpts, nil, false, nil); err != nil {
 				return err
 			}
-			return finish(f, f.connectorCall(c.Context(), args[0], callOpts.JSON()))
+			return finish(f, f.connectorCall(c.Context(), args[0], callOpts.JSON(), callOpts.Inputs...))
 		},
 	}
 	addArgsFlag(call, callOpts)
@@ -144,13 +145,13 @@ func (f *Factory) connectorRun(ctx context.Context, name string, op func(context
 // SERVER__TOOL`, through the one call path (profile, schema, guard,
 // hooks, the time limit, budget, audit). The limit covers the server's
 // start-up as well as the call.
-func (f *Factory) connectorCall(ctx context.Context, name string, args json.RawMessage) *tool.Envelope {
+func (f *Factory) connectorCall(ctx context.Context, name string, args json.RawMessage, inputs ...string) *tool.Envelope {
 	if _, _, ok := connector.SplitName(name); !ok {
 		return tool.NewEnvelope(name, nil, &tool.Error{Code: tool.CodeUsage,
 			Message: fmt.Sprintf("%q is not an MCP tool name", name),
 			Hint:    "name an MCP tool as SERVER__TOOL (or SERVER/TOOL); `mcode connector tools` lists them, `mcode call` calls built-in tools"})
 	}
-	return f.Call(ctx, name, args)
+	return f.call(ctx, dispatch.Request{Tool: name, Args: args, Inputs: inputs})
 }
 
 // untrustedServers stands for the tools of the MCP servers no person has

@@ -54,6 +54,7 @@ survive. Multi-line strings come from --old-file/--new-file (- for stdin) or
 				if err != nil {
 					return err
 				}
+				opts.readFrom(s.file)
 				opts.Args[s.field] = text
 				fromFile[s.field] = s.flag
 			}

@@ -82,7 +82,7 @@ func (f *Factory) guardCheck(c *cobra.Command, opts *CallOptions) *tool.Envelope
 		return fail(err)
 	}
 	args := opts.JSON()
-	call := &dispatch.Call{Request: dispatch.Request{Tool: opts.Tool, Args: args}, Profile: d.Profile(), Env: d.Env()}
+	call := &dispatch.Call{Request: dispatch.Request{Tool: opts.Tool, Args: args, Inputs: opts.Inputs}, Profile: d.Profile(), Env: d.Env()}
 	var j *guard.Judgement
 	t, err := d.Lookup(c.Context(), opts.Tool)
 	if te := tool.AsError(err); te != nil && te.Code == tool.CodeDenied {

@@ -21,7 +21,14 @@ or from --args '{"input": "…"}'. Every hunk is located (exact, then with
 whitespace or Unicode punctuation looked past, each tier reported) and every
 file computed before the first write; a failure puts back what was written,
 so a failed patch changes nothing. Encoding, line endings, final newline and
-mode are kept per file. Tool name: apply_patch.`,
+mode are kept per file. Tool name: apply_patch.
+
+Refused with the facts: a path ending with / (a folder), a file added twice,
+one file named through two paths (a link, a hard link), git modes 120000
+(symbolic link) and 160000 (submodule), a hunk that could sit at so many
+places that locating it passes a bounded search (too_large). Only the
+executable bit of a git mode counts, as for git apply. An @@ line is matched
+on its whole text, spaces at its end included.`,
 		Example: `  git diff > /tmp/change.diff && mcode patch /tmp/change.diff --check
   mcode patch - <<'EOF'
   *** Begin Patch
@@ -53,6 +60,7 @@ mode are kept per file. Tool name: apply_patch.`,
 				if err != nil {
 					return err
 				}
+				opts.readFrom(src)
 				opts.Args["input"] = text
 			}
 			if _, ok := opts.Args["input"]; !ok {

@@ -52,6 +52,7 @@ target.`,
 				if err != nil {
 					return err
 				}
+				opts.readFrom(contentFile)
 				opts.Args["content"] = text
 			}
 			if _, given := opts.Args["content"]; !given && opts.ArgsSource != "-" && !f.IO.InTTY {

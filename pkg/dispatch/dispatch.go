@@ -31,6 +31,11 @@ type Request struct {
 	// Approval is the id of an approval a person granted for this very
 	// call (--approval, MCODE_APPROVAL).
 	Approval string
+	// Inputs are files the caller's command line read into Args
+	// (--content-file, --args @FILE, the patch's FILE), as absolute
+	// paths: their text reaches the tool, so the guard judges each as a
+	// read, and a file no tool may read cannot be copied through them.
+	Inputs []string
 }
 
 // Call is a request on its way through the steps: the tool it names

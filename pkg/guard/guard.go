@@ -385,7 +385,7 @@ func (g *Guard) grant(j *Judgement, names toolNames, in inputs, c *dispatch.Call
 	for _, p := range in.paths {
 		pj := &Judgement{}
 		g.pathPolicy(pj, names[0], p, c)
-		if pj.Verdict == dispatch.RequireApproval && !granted(p.Path, c.Env.Abs(p.Path)) {
+		if pj.Verdict == dispatch.RequireApproval && !granted(p.Path, target(c.Env, p.Path)) {
 			return
 		}
 	}
@@ -423,6 +423,17 @@ type unitText struct {
 func (u unitText) texts() []string { return append([]string{u.show}, u.match...) }
 
 func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
+	in := g.argInputs(name, c)
+	// The files the command line read into the arguments are reads.
+	for _, p := range c.Inputs {
+		in.texts = append(in.texts, unitText{show: p})
+		in.paths = append(in.paths, tool.PathUse{Path: p})
+	}
+	return in
+}
+
+// argInputs are the inputs the call's arguments name.
+func (g *Guard) argInputs(name string, c *dispatch.Call) inputs {
 	var args map[string]any
 	_ = json.Unmarshal(c.Args, &args)
 	if name == "bash" {
@@ -454,7 +465,7 @@ func (g *Guard) inputsOf(name string, c *dispatch.Call) inputs {
 		for _, use := range c.Def.Paths(c.Args) {
 			abs := use.Path
 			if c.Env != nil {
-				abs = c.Env.Abs(use.Path)
+				abs = target(c.Env, use.Path)
 			}
 			all = append(all, use.Path)
 			in.texts = append(in.texts, unitText{show: use.Path, match: []string{abs}})

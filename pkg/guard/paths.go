@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mcode-dev/mcode/pkg/dispatch"
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/sandbox"
 	"github.com/mcode-dev/mcode/pkg/sensitive"
 	"github.com/mcode-dev/mcode/pkg/tool"
@@ -39,7 +40,7 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p tool.PathUse, c *dispatc
 	if c.Env == nil {
 		return
 	}
-	abs := c.Env.Abs(p.Path)
+	abs := target(c.Env, p.Path)
 	real := Resolve(abs, p.Delete)
 	isDir := false
 	if fi, err := os.Stat(real); err == nil {
@@ -101,6 +102,13 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p tool.PathUse, c *dispatc
 				name+": "+why)
 		}
 	}
+}
+
+// target is the absolute path a tool acts on for the path p: the tools
+// take \xHH for a byte of a name (fsutil.InputPath), so \x2eenv is .env
+// whenever it is what the tool would open, and the guard judges that.
+func target(env *tool.Env, p string) string {
+	return env.Abs(fsutil.InputPath(env.Abs, p))
 }
 
 // policies remembers the sandbox's policy of each environment: a process

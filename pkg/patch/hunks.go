@@ -61,6 +61,11 @@ func applyHunks(name string, c *textedit.Content, hunks []*hunk, keepFinal bool)
 		old := h.old()
 		r := f.locate(h, old, from, drift)
 		switch {
+		case f.exhausted:
+			return nil, fail(tool.CodeTooLarge,
+				fmt.Sprintf("locating it was given up after %d line comparisons: its %d context and removed line%s could sit at very many of the file's %d lines (lines alike, such as blank or repeated ones)",
+					maxCompared, len(old), textedit.Plural(len(old)), f.n),
+				"add an @@ line naming a distinctive line above the change, or context lines that occur rarely in the file, or make the change with a command (sed) through bash; nothing was written")
 		case r.header >= 0:
 			return nil, fail(tool.CodeNoMatch,
 				fmt.Sprintf("its context header %q matches no line after line %d", h.headers[r.header], from),

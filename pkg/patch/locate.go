@@ -60,7 +60,17 @@ type fileLines struct {
 	// searches counts the look-ups per tier: the first few scan the
 	// lines, and only a file searched often gets an index.
 	searches [numTiers]int
+	// compared counts the lines compared with a hunk's; past
+	// maxCompared the search stops and exhausted says so.
+	compared  int
+	exhausted bool
 }
+
+// maxCompared bounds the line comparisons spent locating the hunks of
+// one file (a fraction of a second): a hunk of many lines alike in a
+// file of many lines alike has a candidate place at every line, and
+// checking each would take minutes.
+const maxCompared = 50_000_000
 
 // indexAfter is how many scans of one tier a file gets before an index.
 const indexAfter = 4
@@ -176,6 +186,9 @@ func (f *fileLines) matches(t tier, old [][]byte, from int, eof bool) []int {
 		if i < from || i+k > f.n {
 			continue
 		}
+		if f.exhausted {
+			return nil
+		}
 		if f.matchAt(t, old, i) {
 			out = append(out, i)
 		}
@@ -186,10 +199,20 @@ func (f *fileLines) matches(t tier, old [][]byte, from int, eof bool) []int {
 func (f *fileLines) matchAt(t tier, old [][]byte, i int) bool {
 	for j, l := range old {
 		if !bytes.Equal(f.keyOf(t, i+j), l) {
+			f.spend(j + 1)
 			return false
 		}
 	}
+	f.spend(len(old))
 	return true
+}
+
+// spend counts n line comparisons against maxCompared.
+func (f *fileLines) spend(n int) {
+	f.compared += n
+	if f.compared > maxCompared {
+		f.exhausted = true
+	}
 }
 
 // keysOf is lines as tier t compares them.
@@ -243,6 +266,9 @@ func (f *fileLines) locate(h *hunk, old []string, from, drift int) found {
 	}
 	for _, t := range f.tiers() {
 		cands := f.matches(t, keysOf(t, old), from, h.eof)
+		if f.exhausted {
+			return res
+		}
 		if len(cands) == 0 {
 			continue
 		}

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -258,6 +259,7 @@ func parseCodex(lines []patchLine) (*parsed, error) {
 		return nil, parseError(lines[i].n, FormatCodex, fmt.Sprintf("expected *** Begin Patch, found %q", clip(t)), codexHint)
 	}
 	ended := false
+	added := map[string]int{} // path: the line of its *** Add File
 	for i < len(lines) && !ended {
 		l := lines[i]
 		t := strings.TrimSpace(l.text)
@@ -277,6 +279,20 @@ func parseCodex(lines []patchLine) (*parsed, error) {
 		}
 		if path == "" {
 			return nil, parseError(l.n, FormatCodex, fmt.Sprintf("%q names no file", t), "put the file's path after the colon")
+		}
+		if err := folderPath(l.n, FormatCodex, path); err != nil {
+			return nil, err
+		}
+		key := filepath.ToSlash(filepath.Clean(path))
+		switch op {
+		case OpAdd:
+			if first, ok := added[key]; ok {
+				return nil, parseError(l.n, FormatCodex, fmt.Sprintf("%s is added twice, at lines %d and %d", path, first, l.n),
+					fmt.Sprintf("give %s's content in one *** Add File, or change it after adding with *** Update File", path))
+			}
+			added[key] = l.n
+		case OpDelete:
+			delete(added, key)
 		}
 		fo := &fileOp{op: op, path: path, line: l.n}
 		i++
@@ -372,6 +388,9 @@ func parseUpdateBody(lines []patchLine, i int, fo *fileOp) (int, error) {
 			if to == "" {
 				return i, parseError(lines[i].n, FormatCodex, "*** Move to: names no file", "put the new path after the colon")
 			}
+			if err := folderPath(lines[i].n, FormatCodex, to); err != nil {
+				return i, err
+			}
 			fo.moveTo = to
 			i++
 		}
@@ -381,6 +400,19 @@ func parseUpdateBody(lines []patchLine, i int, fo *fileOp) (int, error) {
 	for i < len(lines) {
 		l := lines[i]
 		t := l.text
+		// A line that starts with a space is a context line, whatever it
+		// holds (" *** End of File", " @@ x", " *** Delete File: a" in a
+		// file that says so), as Codex reads it; only the end marker of
+		// the whole patch may be indented.
+		if strings.HasPrefix(t, " ") && !lastLine(lines, i) {
+			if h == nil {
+				h = &hunk{line: l.n}
+				fo.hunks = append(fo.hunks, h)
+			}
+			h.lines = append(h.lines, hunkLine{op: ' ', text: t[1:]})
+			i++
+			continue
+		}
 		if _, ok := marker(t, mEOF); ok {
 			if h == nil || len(h.lines) == 0 {
 				return i, parseError(l.n, FormatCodex, "*** End of File follows no hunk lines", "put *** End of File after the last line of a hunk that ends the file")
@@ -406,7 +438,7 @@ func parseUpdateBody(lines []patchLine, i int, fo *fileOp) (int, error) {
 				if empty {
 					h.hint++ // an insertion after line n
 				}
-			} else if header := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(trimmed, "@@"), "@@")); header != "" {
+			} else if header := contextHeader(strings.TrimLeft(t, " \t")); header != "" {
 				headers = append(headers, header)
 			}
 			h.headers, headers = headers, nil
@@ -457,6 +489,41 @@ func parseUpdateBody(lines []patchLine, i int, fo *fileOp) (int, error) {
 			"follow it with @@ and the lines to change, or add *** Move to: PATH to rename the file")
 	}
 	return i, nil
+}
+
+// contextHeader is the line an @@ line names (@@ def f(): names
+// "def f():"), whole: spaces at its end are the line's own, and the
+// exact tier sees them. A closing @@ (@@ def f(): @@) is dropped.
+func contextHeader(line string) string {
+	h := strings.TrimPrefix(line, "@@")
+	h = strings.TrimPrefix(h, " ")
+	if strings.TrimSpace(h) == "" {
+		return ""
+	}
+	if rest, ok := strings.CutSuffix(strings.TrimRight(h, " \t"), "@@"); ok && strings.TrimSpace(rest) != "" {
+		h = strings.TrimRight(rest, " \t")
+	}
+	return h
+}
+
+// folderPath refuses a path that ends with a slash: it names a folder,
+// and apply_patch writes files (dir/ would become a file named dir).
+func folderPath(line int, format, path string) error {
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, `\`) {
+		return parseError(line, format, fmt.Sprintf("%q ends with a slash: it names a folder, and apply_patch adds, changes and deletes files", path),
+			"name a file, such as "+strings.TrimRight(path, `/\`)+"/NAME; folders are made as the files in them need")
+	}
+	return nil
+}
+
+// lastLine says whether line i is the patch's last that is not blank.
+func lastLine(lines []patchLine, i int) bool {
+	for _, l := range lines[i+1:] {
+		if strings.TrimSpace(l.text) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // clip shortens a quoted line of the patch.

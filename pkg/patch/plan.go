@@ -104,6 +104,14 @@ func (pl *plan) prepare(ctx context.Context, ops []*fileOp) error {
 	}
 	sorted := append([]*entry(nil), pl.order...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].target < sorted[j].target })
+	// locked are the files locked so far: a file the patch names through
+	// two paths (a link to it, a hard link) is refused, not locked twice,
+	// which would wait for itself until the time limit.
+	type lockedFile struct {
+		e    *entry
+		info fs.FileInfo
+	}
+	var locked []lockedFile
 	for _, e := range sorted {
 		if e.link && deleted[e.abs] {
 			if _, err := os.Stat(e.target); err != nil {
@@ -124,6 +132,14 @@ func (pl *plan) prepare(ctx context.Context, ops []*fileOp) error {
 		if info == nil {
 			continue
 		}
+		for _, l := range locked {
+			if os.SameFile(l.info, info) {
+				return &tool.Error{Code: tool.CodeInvalidArgs,
+					Message: fmt.Sprintf("%s and %s are the same file (%s), named twice by the patch through different paths", l.e.display, e.display, e.target),
+					Hint:    "name each file by one path in a patch; nothing was written"}
+			}
+		}
+		locked = append(locked, lockedFile{e, info})
 		unlock, err := textedit.LockFile(ctx, e.display, e.target)
 		if err != nil {
 			return err
@@ -184,7 +200,7 @@ func (pl *plan) add(op *fileOp) error {
 	r := FileReport{Op: OpAdd, Path: e.display, Tiers: []string{}, Hunks: len(op.hunks)}
 	mode := textedit.NewFileMode &^ fsutil.Umask()
 	if op.newMode != 0 {
-		mode = fs.FileMode(op.newMode) & fs.ModePerm
+		mode = gitPerm(op.newMode)
 	}
 	var old []byte
 	switch {
@@ -206,7 +222,7 @@ func (pl *plan) add(op *fileOp) error {
 		}
 		mode = e.orig.mode
 		if op.newMode != 0 {
-			mode = fs.FileMode(op.newMode) & fs.ModePerm
+			mode = gitPerm(op.newMode)
 		}
 		pl.dropDeleteReport(e.display)
 	}
@@ -325,7 +341,7 @@ func (pl *plan) update(op *fileOp) error {
 	data := buf.Bytes()
 	mode := e.cur.mode
 	if op.newMode != 0 {
-		mode = fs.FileMode(op.newMode) & fs.ModePerm
+		mode = gitPerm(op.newMode)
 	}
 	r := FileReport{Op: OpUpdate, Path: e.display, Hunks: len(op.hunks), Tiers: a.tiers}
 	if r.Tiers == nil {

@@ -2,11 +2,13 @@ package patch
 
 import (
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -84,7 +86,13 @@ func parseUnified(lines []patchLine, strip *int) (*parsed, error) {
 		if k < len(fileLines) {
 			line = fileLines[k]
 		}
-		name := func(n string) (string, error) { return stripName(n, drop, line) }
+		name := func(n string) (string, error) {
+			p, err := stripName(n, drop, line)
+			if err == nil {
+				err = folderPath(line, FormatUnified, p)
+			}
+			return p, err
+		}
 		if f.IsBinary {
 			n := f.NewName
 			if n == "" {
@@ -92,6 +100,11 @@ func parseUnified(lines []patchLine, strip *int) (*parsed, error) {
 			}
 			return nil, parseError(line, FormatUnified, fmt.Sprintf("%s is a binary patch, which apply_patch does not apply", n),
 				"apply binary changes with git apply through bash, or write the file with write")
+		}
+		for _, m := range []uint32{uint32(f.OldMode), uint32(f.NewMode)} {
+			if err := checkMode(m, f, line); err != nil {
+				return nil, err
+			}
 		}
 		fo := &fileOp{op: OpUpdate, line: line, oldMode: uint32(f.OldMode), newMode: uint32(f.NewMode)}
 		var err error
@@ -130,6 +143,44 @@ func parseUnified(lines []patchLine, strip *int) (*parsed, error) {
 		p.ops = append(p.ops, fo)
 	}
 	return p, nil
+}
+
+// Git's file modes: the type bits, and the one type apply_patch writes.
+const (
+	gitTypeMask = 0o170000
+	gitRegular  = 0o100000
+)
+
+// checkMode refuses a git mode other than a regular file's: 120000 is a
+// symbolic link (its content its target, which could point anywhere) and
+// 160000 a submodule, which apply_patch does not create.
+func checkMode(m uint32, f *gitdiff.File, line int) error {
+	if m == 0 || m&gitTypeMask == gitRegular {
+		return nil
+	}
+	n := f.NewName
+	if n == "" {
+		n = f.OldName
+	}
+	what := fmt.Sprintf("mode %o, which is not a regular file's", m)
+	switch m & gitTypeMask {
+	case 0o120000:
+		what = "mode 120000, a symbolic link"
+	case 0o160000:
+		what = "mode 160000, a submodule (gitlink)"
+	}
+	return parseError(line, FormatUnified, fmt.Sprintf("%s has %s; apply_patch writes regular files only (100644 or 100755)", n, what),
+		"create links and submodules with git or ln through bash; nothing was written")
+}
+
+// gitPerm is the permission git apply gives a file of git mode m: only
+// the executable bit counts (100755 or 100644), less the umask.
+func gitPerm(m uint32) fs.FileMode {
+	perm := fs.FileMode(0o644)
+	if m&0o111 != 0 {
+		perm = 0o755
+	}
+	return perm &^ fsutil.Umask()
 }
 
 // fragmentHunk turns a go-gitdiff fragment into a hunk.

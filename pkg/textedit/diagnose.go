@@ -50,6 +50,11 @@ var CauseText = map[string]string{
 	"different_text":      "the text differs",
 }
 
+// maxVotes bounds the work of Closest (a fraction of a second): many
+// lines alike in old and in the text give every line a vote from each,
+// and counting them all would take minutes for a diagnosis.
+const maxVotes = 5_000_000
+
 // Closest finds the window of the text's lines that shares the most
 // lines with old (compared loosely), else the line most like old's
 // longest line, and the first place where they differ.
@@ -68,9 +73,12 @@ func Closest(text []byte, old string) *Candidate {
 	}
 	votes := map[int]int{}
 	best, bestVotes := 0, 0
-	nLines := 0
+	nLines, spent := 0, 0
 	for line := range bytes.Lines(text) {
 		kb = looseKey(kb[:0], line)
+		if spent += len(keys[string(kb)]); spent > maxVotes {
+			break // the best window so far is the answer
+		}
 		for _, i := range keys[string(kb)] {
 			start := nLines - i
 			votes[start]++

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -141,11 +142,24 @@ func CheckIfMatch(display string, data []byte, want string) error {
 
 // Resolve follows abs through symlinks to the file to change.
 func Resolve(display, abs string) (string, error) {
+	if strings.IndexByte(abs, 0) >= 0 {
+		return "", &tool.Error{Code: tool.CodeInvalidArgs,
+			Message: fmt.Sprintf("%q holds a NUL byte, which no file name can hold", display),
+			Hint:    "check the path; a NUL byte is not part of any name"}
+	}
 	target, err := fsutil.ResolveLink(abs)
 	if err != nil {
 		return "", pathErr(display, err)
 	}
 	return target, nil
+}
+
+// nameTooLong is the error of a path with a name longer than the file
+// system takes: the caller's to shorten, not a fault of mcode.
+func nameTooLong(display string) error {
+	return &tool.Error{Code: tool.CodeInvalidArgs,
+		Message: fmt.Sprintf("%s: a name in the path is longer than the file system allows (255 bytes on most)", display),
+		Hint:    "use a shorter name; nothing was changed"}
 }
 
 // pathErr turns a failed look-up of a path into an error the caller can
@@ -159,6 +173,8 @@ func pathErr(display string, err error) error {
 		return &tool.Error{Code: tool.CodeNotADirectory,
 			Message: fmt.Sprintf("%s: a part of the path is a file, not a folder", display),
 			Hint:    "check the path"}
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return nameTooLong(display)
 	case errors.Is(err, errLoop):
 		return &tool.Error{Code: tool.CodeInvalidArgs,
 			Message: fmt.Sprintf("%s: too many levels of symbolic links (a symlink loop)", display),
@@ -292,6 +308,8 @@ func WriteErr(display string, err error) error {
 		return &tool.Error{Code: tool.CodeNotADirectory,
 			Message: fmt.Sprintf("cannot write %s: a part of the path is a file, not a folder", display),
 			Hint:    "check the path"}
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return nameTooLong(display)
 	}
 	return fmt.Errorf("writing %s: %w (nothing was changed)", display, err)
 }
