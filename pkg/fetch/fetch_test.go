@@ -454,3 +454,46 @@ func TestSandboxNetwork(t *testing.T) {
 		t.Errorf("the sentinel was hit %d times, want 2 (network on, then its port allowed)", n)
 	}
 }
+
+// TestCacheFollowsPolicy: a page cached while the policy let it through
+// is not served from the cache once the policy refuses it (allowHosts
+// narrowed, sandbox.network off or listing other places), also when only
+// a redirect of the cached chain is now refused.
+func TestCacheFollowsPolicy(t *testing.T) {
+	s := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	u := s.URL + "/etag"
+	if _, res := f.ok(map[string]any{"url": u}); res.Cache != CacheMiss {
+		t.Fatalf("first: %+v", res)
+	}
+	f.env.Config.Fetch.AllowHosts = nil
+	env := f.fails(tool.CodeDenied, map[string]any{"url": u})
+	if !strings.Contains(env.Error.Message, "127.0.0.1") {
+		t.Errorf("allowHosts narrowed: %s", env.Error.Message)
+	}
+	f.env.Config.Fetch.AllowHosts = []string{"127.0.0.1"}
+	f.env.Config.Sandbox.Network = []string{"off"}
+	f.fails(tool.CodeDenied, map[string]any{"url": u})
+	f.env.Config.Sandbox.Network = []string{":1"}
+	f.fails(tool.CodeDenied, map[string]any{"url": u})
+	f.env.Config.Sandbox.Network = nil
+	if _, res := f.ok(map[string]any{"url": u}); res.Cache != CacheHit {
+		t.Errorf("policy restored: %+v", res)
+	}
+
+	// A chain cached through a redirect: its target's host now refused.
+	a, b := newSite(t), newSite(t)
+	f.env.Config.Fetch.AllowHosts = []string{"public.test", "localhost.test"}
+	chain := a.base("public.test") + "/redirect?to=" + b.base("localhost.test") + "/etag"
+	if _, res := f.ok(map[string]any{"url": chain}); res.Cache != CacheMiss || len(res.Redirects) != 1 {
+		t.Fatalf("chain: %+v", res)
+	}
+	f.env.Config.Fetch.AllowHosts = []string{"public.test"}
+	env = f.fails(tool.CodeDenied, map[string]any{"url": chain})
+	if !strings.Contains(env.Error.Message, "localhost.test") {
+		t.Errorf("chain: %s", env.Error.Message)
+	}
+	f.env.Config.Sandbox.Network = []string{"public.test:" + a.port}
+	f.env.Config.Fetch.AllowHosts = []string{"public.test", "localhost.test"}
+	f.fails(tool.CodeDenied, map[string]any{"url": chain})
+}
