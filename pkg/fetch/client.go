@@ -103,7 +103,7 @@ func (cl *client) get(ctx context.Context, u *url.URL, cached *cacheEntry) (*htt
 		}
 		if err != nil {
 			return nil, hops, &tool.Error{Code: tool.CodeDenied,
-				Message: fmt.Sprintf("%s redirected (%d) to %q, which fetch does not follow: %v", redact(cur), resp.StatusCode, loc, err),
+				Message: fmt.Sprintf("%s redirected (%d) to %q, which fetch does not follow: %s", redact(cur), resp.StatusCode, safenet.RedactText(loc), safenet.RedactText(err.Error())),
 				Hint:    "fetch follows redirects to http:// and https:// URLs only; fetch the target yourself if it is one"}
 		}
 		switch {

@@ -350,5 +350,6 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	return c.do(ctx)
 }
 
-// redact hides a URL's password (for output, results and files).
-func redact(u *url.URL) string { return u.Redacted() }
+// redact hides a URL's user information, a password or a token given as
+// the user name (for output, results and files).
+func redact(u *url.URL) string { return safenet.Redacted(u) }
