@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"image"
 	"os"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -496,4 +497,27 @@ func TestCacheFollowsPolicy(t *testing.T) {
 	f.env.Config.Sandbox.Network = []string{"public.test:" + a.port}
 	f.env.Config.Fetch.AllowHosts = []string{"public.test", "localhost.test"}
 	f.fails(tool.CodeDenied, map[string]any{"url": chain})
+}
+
+// TestOddRedirects: every redirect target is judged as the first URL
+// was; a Location that is not a URL fetch takes is denied with what it
+// said, never followed or guessed at.
+func TestOddRedirects(t *testing.T) {
+	s := newSite(t)
+	sentinel := newSite(t)
+	f := newFetcher(t, "public.test")
+	for _, to := range []string{
+		"http://[::1", "http://a b/", "javascript:alert(1)", "file:///etc/passwd", "gopher://public.test/",
+		"http:///nohost", "http://public.test:99999/", "data:text/plain,hi",
+		"//169.254.169.254/latest/meta-data/", "http://localhost.test:" + sentinel.port + "/echo",
+		"http://[::ffff:127.0.0.1]:" + sentinel.port + "/echo", "http://0x7f.1:" + sentinel.port + "/echo",
+	} {
+		env := f.call(map[string]any{"url": s.base("public.test") + "/redirect?to=" + url.QueryEscape(to), "no_cache": true})
+		if env.OK || env.Error.Code != tool.CodeDenied {
+			t.Errorf("%q: ok %v, error %+v; want denied", to, env.OK, env.Error)
+		}
+	}
+	if n := sentinel.Hits("/echo"); n != 0 {
+		t.Errorf("the sentinel was reached %d times", n)
+	}
 }
