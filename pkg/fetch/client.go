@@ -20,7 +20,7 @@ const Accept = "text/html,application/xhtml+xml,application/json;q=0.9,text/plai
 // client makes the requests of one call.
 type client struct {
 	tr *http.Transport
-	ua   string
+	ua string
 	// places are sandbox.network's allowed places; nil allows every one.
 	places []string
 }
