@@ -94,7 +94,13 @@ func (c *call) do(ctx context.Context) (*tool.Response, error) {
 		}
 		return resp, err
 	}
-	b, err := readBody(netCtx, resp, c.maxBytes)
+	bodyMax := c.maxBytes
+	if resp.StatusCode >= 400 && bodyMax > MaxErrorBodyBytes {
+		// Only the start of an error page is shown: a huge one is not
+		// read (nor converted) to the max_bytes bound.
+		bodyMax = MaxErrorBodyBytes
+	}
+	b, err := readBody(netCtx, resp, bodyMax)
 	if err != nil {
 		return nil, c.networkError(ctx, netCtx, err, hops)
 	}

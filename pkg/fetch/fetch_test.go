@@ -521,3 +521,19 @@ func TestOddRedirects(t *testing.T) {
 		t.Errorf("the sentinel was reached %d times", n)
 	}
 }
+
+// TestHugeErrorPage: a 503 whose page never ends is read only as far as
+// its excerpt needs, whatever max_bytes allows, and answers at once.
+func TestHugeErrorPage(t *testing.T) {
+	s := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	start := time.Now()
+	env := f.fails(tool.CodeHTTPStatus, map[string]any{"url": s.URL + "/huge-error", "max_bytes": "100MiB"})
+	res := env.Result.(*Result)
+	if res.Bytes > MaxErrorBodyBytes || !strings.Contains(env.OutputText(), "Down for maintenance.") {
+		t.Errorf("read %d bytes of the error page; output %.200q", res.Bytes, env.OutputText())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %s", took)
+	}
+}
