@@ -243,7 +243,7 @@ func newSite(t *testing.T) *site {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, "<html><body><p>Down for maintenance.</p>")
 		line := []byte(strings.Repeat("<p>filler filler filler</p>", 36) + "\n") // 1 KiB
-		for i := 0; i < 4<<20; i++ { // 4 GiB, unless the client goes
+		for i := 0; i < 4<<20; i++ {                                             // 4 GiB, unless the client goes
 			n, err := w.Write(line)
 			s.sent.Add(int64(n))
 			if err != nil {
