@@ -99,14 +99,73 @@ func decodeText(body []byte, contentType string) (string, string) {
 	return string(out), name
 }
 
-// prettyJSON indents a JSON body; one that does not parse is shown as
-// it is, with a note.
+// MaxJSONIndent is the deepest level of a JSON body indented further:
+// deeper values are indented as that level is, so that 9,000 nested
+// arrays (18 KB) do not become 162 MB of spaces.
+const MaxJSONIndent = 32
+
+// prettyJSON indents a JSON body, two spaces a level up to
+// MaxJSONIndent levels; one that does not parse is shown as it is, with
+// a note.
 func prettyJSON(s string) (string, string) {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, []byte(s), "", "  "); err != nil {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(s)); err != nil {
 		return s, fmt.Sprintf("the body is not valid JSON (%v): shown as it is", err)
 	}
-	return buf.String(), ""
+	src := compact.Bytes()
+	var b strings.Builder
+	b.Grow(len(src) + len(src)/2)
+	depth, deepest := 0, 0
+	newline := func() {
+		b.WriteByte('\n')
+		b.WriteString(strings.Repeat("  ", min(depth, MaxJSONIndent)))
+	}
+	inString, escaped := false, false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if inString {
+			b.WriteByte(c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			b.WriteByte(c)
+		case '{', '[':
+			b.WriteByte(c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				b.WriteByte(src[i+1])
+				i++
+				continue
+			}
+			depth++
+			deepest = max(deepest, depth)
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			b.WriteByte(c)
+		case ',':
+			b.WriteByte(c)
+			newline()
+		case ':':
+			b.WriteString(": ")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if deepest > MaxJSONIndent {
+		return b.String(), fmt.Sprintf("values nested deeper than %d levels (here %d) are indented as level %d", MaxJSONIndent, deepest, MaxJSONIndent)
+	}
+	return b.String(), ""
 }
 
 // htmlText makes the text of a page in the format asked (see htmltext).

@@ -537,3 +537,28 @@ func TestHugeErrorPage(t *testing.T) {
 		t.Errorf("took %s", took)
 	}
 }
+
+// TestDeepJSON: a JSON body's indentation stops growing past
+// MaxJSONIndent levels (9,000 nested arrays, 18 KB, made 162 MB of
+// spaces); shallower bodies are indented as encoding/json does.
+func TestDeepJSON(t *testing.T) {
+	for _, doc := range []string{
+		`{"name":"mcode","tags":["cli","agents"],"empty":{},"none":[],"s":"a, \"b\": [c] {d}\\","n":-1.5e3,"t":true,"z":null}`,
+		` [ 1 , { "a" : [ [ ] , { } ] } ] `,
+		`"just a string"`,
+	} {
+		var want bytes.Buffer
+		json.Indent(&want, []byte(strings.TrimSpace(doc)), "", "  ")
+		if got, note := prettyJSON(doc); got != want.String() || note != "" {
+			t.Errorf("%s:\n%s\nwant\n%s", doc, got, want.String())
+		}
+	}
+	deep := strings.Repeat(`{"a":[`, 4500) + strings.Repeat("]}", 4500)
+	got, note := prettyJSON(deep)
+	if len(got) > 100*len(deep) || !strings.Contains(note, "nested deeper than") {
+		t.Errorf("%d bytes from %d, note %q", len(got), len(deep), note)
+	}
+	if _, note := prettyJSON(`{"a":`); !strings.Contains(note, "not valid JSON") {
+		t.Errorf("invalid: %q", note)
+	}
+}
