@@ -332,6 +332,7 @@ func (x *extraction) document(format string) error {
 	case "sheet":
 		x.result.Sheets = &n
 	}
+	x.result.Notes = append(x.result.Notes, doc.Notes...)
 	x.text = x.shape(doc.Markdown(nil))
 	return nil
 }
