@@ -85,6 +85,12 @@ func isTextType(mt string) bool {
 // declares, else UTF-8 when it is valid, else windows-1252 (what
 // browsers assume).
 func decodeText(body []byte, contentType string) (string, string) {
+	text, name := decodeBody(body, contentType)
+	// A byte order mark is not text (and JSON does not parse after one).
+	return strings.TrimPrefix(text, "\uFEFF"), name
+}
+
+func decodeBody(body []byte, contentType string) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	if !certain && utf8.Valid(body) {
 		return string(body), "utf-8"

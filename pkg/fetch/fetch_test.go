@@ -562,3 +562,27 @@ func TestDeepJSON(t *testing.T) {
 		t.Errorf("invalid: %q", note)
 	}
 }
+
+// TestBOM: a byte order mark at the start of a body is not text: it is
+// dropped, in UTF-8 and UTF-16, plain text, JSON and HTML alike.
+func TestBOM(t *testing.T) {
+	for _, c := range []struct{ body, contentType string }{
+		{"\xef\xbb\xbfhello world\n", "text/plain"},
+		{"\xef\xbb\xbfhello world\n", "text/plain; charset=utf-8"},
+		{"\xef\xbb\xbfhello world\n", ""},
+		{"\xff\xfeh\x00e\x00l\x00l\x00o\x00 \x00w\x00o\x00r\x00l\x00d\x00", "text/plain"},
+		{"\xef\xbb\xbf{\"hello\": \"world\"}", "application/json"},
+		{"\xef\xbb\xbf<html><body><p>hello world</p></body></html>", "text/html"},
+	} {
+		text, _ := decodeText([]byte(c.body), c.contentType)
+		if strings.ContainsRune(text, '\uFEFF') || !strings.Contains(text, "hello") {
+			t.Errorf("%q (%s): %q", c.body, c.contentType, text)
+		}
+	}
+	s := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	env, _ := f.ok(map[string]any{"url": s.URL + "/bom"})
+	if strings.ContainsRune(env.OutputText(), '\uFEFF') || !strings.HasPrefix(content(env), "hello") {
+		t.Errorf("output %q", env.OutputText())
+	}
+}

@@ -251,6 +251,10 @@ func newSite(t *testing.T) *site {
 			}
 		}
 	})
+	mux.HandleFunc("/bom", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "\xef\xbb\xbfhello from a file with a BOM\n")
+	})
 	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusInternalServerError)
