@@ -200,7 +200,10 @@ func pdfText(ctx context.Context, body []byte) (*text, error) {
 		if errors.As(err, &ce) {
 			return nil, fmt.Errorf("page %d: %w", p, err)
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, pdftext.ErrTextCut):
+			t.Notes = append(t.Notes, fmt.Sprintf("the text of page %d passes %d MiB: the rest of the page is left out", p, pdftext.MaxPageText>>20))
+		case err != nil:
 			t.Notes = append(t.Notes, fmt.Sprintf("the text of page %d could not be extracted: %v", p, err))
 		}
 		s = strings.TrimSpace(s)
