@@ -586,3 +586,16 @@ func TestBOM(t *testing.T) {
 		t.Errorf("output %q", env.OutputText())
 	}
 }
+
+// TestUnaskedNotModified: a 304 to a request that named no cached copy
+// has nothing to serve: it is an error that says so, not an empty page.
+func TestUnaskedNotModified(t *testing.T) {
+	s := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	for _, noCache := range []bool{false, true} {
+		env := f.call(map[string]any{"url": s.URL + "/always-304", "no_cache": noCache})
+		if env.OK || env.Error.Code != tool.CodeHTTPStatus || !strings.Contains(env.Error.Message, "304") || !strings.Contains(env.Error.Hint, "no cached copy") {
+			t.Errorf("no_cache %v: ok %v, error %+v, output %q", noCache, env.OK, env.Error, env.OutputText())
+		}
+	}
+}

@@ -255,6 +255,9 @@ func newSite(t *testing.T) *site {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "\xef\xbb\xbfhello from a file with a BOM\n")
 	})
+	mux.HandleFunc("/always-304", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotModified)
+	})
 	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusInternalServerError)
