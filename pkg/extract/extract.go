@@ -332,6 +332,7 @@ func (x *extraction) document(format string) error {
 	case "sheet":
 		x.result.Sheets = &n
 	}
+	x.result.Notes = append(x.result.Notes, doc.Notes...)
 	x.text = x.shape(doc.Markdown(nil))
 	return nil
 }
@@ -423,6 +424,10 @@ func (x *extraction) pdfText() (text string, err error) {
 			if errors.As(err, &ce) {
 				return "", pdfError(x.display, fmt.Errorf("page %d: %w", p, err))
 			}
+			if errors.Is(err, pdftext.ErrTextCut) {
+				x.note("the text of page %d passes %d MiB: the rest of the page is left out", p, pdftext.MaxPageText>>20)
+				err = nil
+			}
 			if err != nil {
 				failed = append(failed, p)
 				page = &pdftext.Page{Number: p}
@@ -453,7 +458,10 @@ func (x *extraction) pdfText() (text string, err error) {
 		if errors.As(err, &ce) {
 			return "", pdfError(x.display, fmt.Errorf("page %d: %w", p, err))
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, pdftext.ErrTextCut):
+			x.note("the text of page %d passes %d MiB: the rest of the page is left out", p, pdftext.MaxPageText>>20)
+		case err != nil:
 			failed = append(failed, p)
 		}
 		t = strings.TrimSpace(t)

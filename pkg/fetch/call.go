@@ -47,12 +47,19 @@ func (c *call) do(ctx context.Context) (*tool.Response, error) {
 	if cache != nil {
 		entry = cache.load(c.url)
 		if entry != nil && entry.fresh(now(c.env)) && entry.Bytes <= c.maxBytes {
-			resp, err := c.respond(ctx, &document{entry: *entry, cache: cache, state: CacheHit})
-			if !errors.Is(err, errCacheDamaged) {
-				return resp, err
+			// The policy may have changed since the page was kept: the
+			// chain is judged again as a request would be.
+			err := c.checkCached(ctx, entry)
+			if err == nil {
+				var resp *tool.Response
+				if resp, err = c.respond(ctx, &document{entry: *entry, cache: cache, state: CacheHit}); !errors.Is(err, errCacheDamaged) {
+					return resp, err
+				}
+				cache.drop(c.url)
+				entry = nil
+			} else if !errors.Is(err, errAskNetwork) {
+				return nil, err
 			}
-			cache.drop(c.url)
-			entry = nil
 		}
 		if entry != nil && entry.Bytes > c.maxBytes {
 			entry = nil // it would have to be cut: fetch it again
@@ -87,7 +94,13 @@ func (c *call) do(ctx context.Context) (*tool.Response, error) {
 		}
 		return resp, err
 	}
-	b, err := readBody(netCtx, resp, c.maxBytes)
+	bodyMax := c.maxBytes
+	if resp.StatusCode >= 400 && bodyMax > MaxErrorBodyBytes {
+		// Only the start of an error page is shown: a huge one is not
+		// read (nor converted) to the max_bytes bound.
+		bodyMax = MaxErrorBodyBytes
+	}
+	b, err := readBody(netCtx, resp, bodyMax)
 	if err != nil {
 		return nil, c.networkError(ctx, netCtx, err, hops)
 	}
@@ -110,6 +123,46 @@ func (c *call) do(ctx context.Context) (*tool.Response, error) {
 		}
 	}
 	return c.respond(ctx, doc)
+}
+
+// errAskNetwork: a cached page's chain could not be judged without a
+// request; the request judges it.
+var errAskNetwork = errors.New("the cached chain cannot be judged offline")
+
+// checkCached judges a cached page's URL and every redirect target of its
+// chain against the policy now in force, as a request would: the places
+// sandbox.network lists, and the addresses the host resolves to (unless
+// fetch.allowHosts lists it). A page cached under a looser policy is
+// never served under a tighter one.
+func (c *call) checkCached(ctx context.Context, e *cacheEntry) error {
+	chain := []string{redact(c.url)}
+	for _, h := range e.Redirects {
+		chain = append(chain, h.To)
+	}
+	places := networkPlaces(c.env.Config)
+	d := &safenet.Dialer{Allow: c.allow, Resolver: c.opts.Resolver}
+	for i, raw := range chain {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return errAskNetwork
+		}
+		if places != nil && !placeAllowed(places, u.Hostname(), portOf(u)) {
+			return &tool.Error{Code: tool.CodeDenied,
+				Message: fmt.Sprintf("%s is not among the places sandbox.network allows (%s); its cached copy is not served", redact(u), strings.Join(places, ", ")),
+				Hint:    "a person can add host:port to sandbox.network in the user config; until then, work from what is on disk"}
+		}
+		if err := d.CheckHost(ctx, u.Hostname()); err != nil {
+			var de *safenet.DeniedError
+			if errors.As(err, &de) {
+				de.ViaProxy, de.Cached = false, true
+				return deniedError(c.url, de, e.Redirects[:i])
+			}
+			// The name no longer resolves: the request says what is
+			// wrong.
+			return errAskNetwork
+		}
+	}
+	return nil
 }
 
 // storable says why a response is not kept in the cache, or "".

@@ -19,9 +19,8 @@ const Accept = "text/html,application/xhtml+xml,application/json;q=0.9,text/plai
 
 // client makes the requests of one call.
 type client struct {
-	http *http.Client
-	tr   *http.Transport
-	ua   string
+	tr *http.Transport
+	ua string
 	// places are sandbox.network's allowed places; nil allows every one.
 	places []string
 }
@@ -41,8 +40,6 @@ func (c *call) client() *client {
 	}
 	return &client{
 		tr: tr, ua: c.opts.UserAgent, places: networkPlaces(c.env.Config),
-		// Redirects are followed here, one hop at a time (get).
-		http: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 	}
 }
 
@@ -87,7 +84,15 @@ func (cl *client) get(ctx context.Context, u *url.URL, cached *cacheEntry) (*htt
 				req.Header.Set("If-Modified-Since", cached.LastModified)
 			}
 		}
-		resp, err := cl.http.Do(req)
+		if user := cur.User; user != nil {
+			pass, _ := user.Password()
+			req.SetBasicAuth(user.Username(), pass)
+		}
+		// The transport itself, not http.Client: redirects are followed
+		// here, one hop at a time, and a Location the client could not
+		// parse is answered as one fetch does not follow, not as a
+		// failed connection.
+		resp, err := cl.tr.RoundTrip(req)
 		if err != nil {
 			return nil, hops, err
 		}
@@ -103,7 +108,7 @@ func (cl *client) get(ctx context.Context, u *url.URL, cached *cacheEntry) (*htt
 		}
 		if err != nil {
 			return nil, hops, &tool.Error{Code: tool.CodeDenied,
-				Message: fmt.Sprintf("%s redirected (%d) to %q, which fetch does not follow: %v", redact(cur), resp.StatusCode, loc, err),
+				Message: fmt.Sprintf("%s redirected (%d) to %q, which fetch does not follow: %s", redact(cur), resp.StatusCode, safenet.RedactText(loc), safenet.RedactText(err.Error())),
 				Hint:    "fetch follows redirects to http:// and https:// URLs only; fetch the target yourself if it is one"}
 		}
 		switch {

@@ -85,6 +85,12 @@ func isTextType(mt string) bool {
 // declares, else UTF-8 when it is valid, else windows-1252 (what
 // browsers assume).
 func decodeText(body []byte, contentType string) (string, string) {
+	text, name := decodeBody(body, contentType)
+	// A byte order mark is not text (and JSON does not parse after one).
+	return strings.TrimPrefix(text, "\uFEFF"), name
+}
+
+func decodeBody(body []byte, contentType string) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	if !certain && utf8.Valid(body) {
 		return string(body), "utf-8"
@@ -99,14 +105,73 @@ func decodeText(body []byte, contentType string) (string, string) {
 	return string(out), name
 }
 
-// prettyJSON indents a JSON body; one that does not parse is shown as
-// it is, with a note.
+// MaxJSONIndent is the deepest level of a JSON body indented further:
+// deeper values are indented as that level is, so that 9,000 nested
+// arrays (18 KB) do not become 162 MB of spaces.
+const MaxJSONIndent = 32
+
+// prettyJSON indents a JSON body, two spaces a level up to
+// MaxJSONIndent levels; one that does not parse is shown as it is, with
+// a note.
 func prettyJSON(s string) (string, string) {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, []byte(s), "", "  "); err != nil {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(s)); err != nil {
 		return s, fmt.Sprintf("the body is not valid JSON (%v): shown as it is", err)
 	}
-	return buf.String(), ""
+	src := compact.Bytes()
+	var b strings.Builder
+	b.Grow(len(src) + len(src)/2)
+	depth, deepest := 0, 0
+	newline := func() {
+		b.WriteByte('\n')
+		b.WriteString(strings.Repeat("  ", min(depth, MaxJSONIndent)))
+	}
+	inString, escaped := false, false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if inString {
+			b.WriteByte(c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			b.WriteByte(c)
+		case '{', '[':
+			b.WriteByte(c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				b.WriteByte(src[i+1])
+				i++
+				continue
+			}
+			depth++
+			deepest = max(deepest, depth)
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			b.WriteByte(c)
+		case ',':
+			b.WriteByte(c)
+			newline()
+		case ':':
+			b.WriteString(": ")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if deepest > MaxJSONIndent {
+		return b.String(), fmt.Sprintf("values nested deeper than %d levels (here %d) are indented as level %d", MaxJSONIndent, deepest, MaxJSONIndent)
+	}
+	return b.String(), ""
 }
 
 // htmlText makes the text of a page in the format asked (see htmltext).
@@ -135,7 +200,10 @@ func pdfText(ctx context.Context, body []byte) (*text, error) {
 		if errors.As(err, &ce) {
 			return nil, fmt.Errorf("page %d: %w", p, err)
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, pdftext.ErrTextCut):
+			t.Notes = append(t.Notes, fmt.Sprintf("the text of page %d passes %d MiB: the rest of the page is left out", p, pdftext.MaxPageText>>20))
+		case err != nil:
 			t.Notes = append(t.Notes, fmt.Sprintf("the text of page %d could not be extracted: %v", p, err))
 		}
 		s = strings.TrimSpace(s)

@@ -47,8 +47,10 @@ const (
 	// MaxOutputBytes caps the text of one call; continuation names the
 	// offset of the rest.
 	MaxOutputBytes = 32 << 10
-	// MaxErrorBytes caps the page text shown with an HTTP error.
-	MaxErrorBytes = 4 << 10
+	// MaxErrorBytes caps the page text shown with an HTTP error;
+	// MaxErrorBodyBytes the bytes of an error page read to make it.
+	MaxErrorBytes     = 4 << 10
+	MaxErrorBodyBytes = 256 << 10
 	// CacheFresh is how long a cached page is used without asking the
 	// server again; after it, the server is asked whether it changed.
 	CacheFresh = 15 * time.Minute
@@ -350,5 +352,6 @@ func (o Options) run(ctx context.Context, env *tool.Env, p Params) (*tool.Respon
 	return c.do(ctx)
 }
 
-// redact hides a URL's password (for output, results and files).
-func redact(u *url.URL) string { return u.Redacted() }
+// redact hides a URL's user information, a password or a token given as
+// the user name (for output, results and files).
+func redact(u *url.URL) string { return safenet.Redacted(u) }

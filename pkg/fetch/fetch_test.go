@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"image"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -452,5 +453,149 @@ func TestSandboxNetwork(t *testing.T) {
 	f.ok(map[string]any{"url": sentinel.URL + "/echo", "no_cache": true})
 	if n := sentinel.Hits("/echo"); n != 2 {
 		t.Errorf("the sentinel was hit %d times, want 2 (network on, then its port allowed)", n)
+	}
+}
+
+// TestCacheFollowsPolicy: a page cached while the policy let it through
+// is not served from the cache once the policy refuses it (allowHosts
+// narrowed, sandbox.network off or listing other places), also when only
+// a redirect of the cached chain is now refused.
+func TestCacheFollowsPolicy(t *testing.T) {
+	s := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	u := s.URL + "/etag"
+	if _, res := f.ok(map[string]any{"url": u}); res.Cache != CacheMiss {
+		t.Fatalf("first: %+v", res)
+	}
+	f.env.Config.Fetch.AllowHosts = nil
+	env := f.fails(tool.CodeDenied, map[string]any{"url": u})
+	if !strings.Contains(env.Error.Message, "127.0.0.1") {
+		t.Errorf("allowHosts narrowed: %s", env.Error.Message)
+	}
+	f.env.Config.Fetch.AllowHosts = []string{"127.0.0.1"}
+	f.env.Config.Sandbox.Network = []string{"off"}
+	f.fails(tool.CodeDenied, map[string]any{"url": u})
+	f.env.Config.Sandbox.Network = []string{":1"}
+	f.fails(tool.CodeDenied, map[string]any{"url": u})
+	f.env.Config.Sandbox.Network = nil
+	if _, res := f.ok(map[string]any{"url": u}); res.Cache != CacheHit {
+		t.Errorf("policy restored: %+v", res)
+	}
+
+	// A chain cached through a redirect: its target's host now refused.
+	a, b := newSite(t), newSite(t)
+	f.env.Config.Fetch.AllowHosts = []string{"public.test", "localhost.test"}
+	chain := a.base("public.test") + "/redirect?to=" + b.base("localhost.test") + "/etag"
+	if _, res := f.ok(map[string]any{"url": chain}); res.Cache != CacheMiss || len(res.Redirects) != 1 {
+		t.Fatalf("chain: %+v", res)
+	}
+	f.env.Config.Fetch.AllowHosts = []string{"public.test"}
+	env = f.fails(tool.CodeDenied, map[string]any{"url": chain})
+	if !strings.Contains(env.Error.Message, "localhost.test") {
+		t.Errorf("chain: %s", env.Error.Message)
+	}
+	f.env.Config.Sandbox.Network = []string{"public.test:" + a.port}
+	f.env.Config.Fetch.AllowHosts = []string{"public.test", "localhost.test"}
+	f.fails(tool.CodeDenied, map[string]any{"url": chain})
+}
+
+// TestOddRedirects: every redirect target is judged as the first URL
+// was; a Location that is not a URL fetch takes is denied with what it
+// said, never followed or guessed at.
+func TestOddRedirects(t *testing.T) {
+	s := newSite(t)
+	sentinel := newSite(t)
+	f := newFetcher(t, "public.test")
+	for _, to := range []string{
+		"http://[::1", "http://a b/", "javascript:alert(1)", "file:///etc/passwd", "gopher://public.test/",
+		"http:///nohost", "http://public.test:99999/", "data:text/plain,hi",
+		"//169.254.169.254/latest/meta-data/", "http://localhost.test:" + sentinel.port + "/echo",
+		"http://[::ffff:127.0.0.1]:" + sentinel.port + "/echo", "http://0x7f.1:" + sentinel.port + "/echo",
+	} {
+		env := f.call(map[string]any{"url": s.base("public.test") + "/redirect?to=" + url.QueryEscape(to), "no_cache": true})
+		if env.OK || env.Error.Code != tool.CodeDenied {
+			t.Errorf("%q: ok %v, error %+v; want denied", to, env.OK, env.Error)
+		}
+	}
+	if n := sentinel.Hits("/echo"); n != 0 {
+		t.Errorf("the sentinel was reached %d times", n)
+	}
+}
+
+// TestHugeErrorPage: a 503 whose page never ends is read only as far as
+// its excerpt needs, whatever max_bytes allows, and answers at once.
+func TestHugeErrorPage(t *testing.T) {
+	s := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	start := time.Now()
+	env := f.fails(tool.CodeHTTPStatus, map[string]any{"url": s.URL + "/huge-error", "max_bytes": "100MiB"})
+	res := env.Result.(*Result)
+	if res.Bytes > MaxErrorBodyBytes || !strings.Contains(env.OutputText(), "Down for maintenance.") {
+		t.Errorf("read %d bytes of the error page; output %.200q", res.Bytes, env.OutputText())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %s", took)
+	}
+}
+
+// TestDeepJSON: a JSON body's indentation stops growing past
+// MaxJSONIndent levels (9,000 nested arrays, 18 KB, made 162 MB of
+// spaces); shallower bodies are indented as encoding/json does.
+func TestDeepJSON(t *testing.T) {
+	for _, doc := range []string{
+		`{"name":"mcode","tags":["cli","agents"],"empty":{},"none":[],"s":"a, \"b\": [c] {d}\\","n":-1.5e3,"t":true,"z":null}`,
+		` [ 1 , { "a" : [ [ ] , { } ] } ] `,
+		`"just a string"`,
+	} {
+		var want bytes.Buffer
+		json.Indent(&want, []byte(strings.TrimSpace(doc)), "", "  ")
+		if got, note := prettyJSON(doc); got != want.String() || note != "" {
+			t.Errorf("%s:\n%s\nwant\n%s", doc, got, want.String())
+		}
+	}
+	deep := strings.Repeat(`{"a":[`, 4500) + strings.Repeat("]}", 4500)
+	got, note := prettyJSON(deep)
+	if len(got) > 100*len(deep) || !strings.Contains(note, "nested deeper than") {
+		t.Errorf("%d bytes from %d, note %q", len(got), len(deep), note)
+	}
+	if _, note := prettyJSON(`{"a":`); !strings.Contains(note, "not valid JSON") {
+		t.Errorf("invalid: %q", note)
+	}
+}
+
+// TestBOM: a byte order mark at the start of a body is not text: it is
+// dropped, in UTF-8 and UTF-16, plain text, JSON and HTML alike.
+func TestBOM(t *testing.T) {
+	for _, c := range []struct{ body, contentType string }{
+		{"\xef\xbb\xbfhello world\n", "text/plain"},
+		{"\xef\xbb\xbfhello world\n", "text/plain; charset=utf-8"},
+		{"\xef\xbb\xbfhello world\n", ""},
+		{"\xff\xfeh\x00e\x00l\x00l\x00o\x00 \x00w\x00o\x00r\x00l\x00d\x00", "text/plain"},
+		{"\xef\xbb\xbf{\"hello\": \"world\"}", "application/json"},
+		{"\xef\xbb\xbf<html><body><p>hello world</p></body></html>", "text/html"},
+	} {
+		text, _ := decodeText([]byte(c.body), c.contentType)
+		if strings.ContainsRune(text, '\uFEFF') || !strings.Contains(text, "hello") {
+			t.Errorf("%q (%s): %q", c.body, c.contentType, text)
+		}
+	}
+	s := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	env, _ := f.ok(map[string]any{"url": s.URL + "/bom"})
+	if strings.ContainsRune(env.OutputText(), '\uFEFF') || !strings.HasPrefix(content(env), "hello") {
+		t.Errorf("output %q", env.OutputText())
+	}
+}
+
+// TestUnaskedNotModified: a 304 to a request that named no cached copy
+// has nothing to serve: it is an error that says so, not an empty page.
+func TestUnaskedNotModified(t *testing.T) {
+	s := newSite(t)
+	f := newFetcher(t, "127.0.0.1")
+	for _, noCache := range []bool{false, true} {
+		env := f.call(map[string]any{"url": s.URL + "/always-304", "no_cache": noCache})
+		if env.OK || env.Error.Code != tool.CodeHTTPStatus || !strings.Contains(env.Error.Message, "304") || !strings.Contains(env.Error.Hint, "no cached copy") {
+			t.Errorf("no_cache %v: ok %v, error %+v, output %q", noCache, env.OK, env.Error, env.OutputText())
+		}
 	}
 }

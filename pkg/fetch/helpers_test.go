@@ -238,6 +238,26 @@ func newSite(t *testing.T) *site {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, "<html><body><h1>Not Found</h1><p>No page lives at this address.</p></body></html>")
 	})
+	mux.HandleFunc("/huge-error", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "<html><body><p>Down for maintenance.</p>")
+		line := []byte(strings.Repeat("<p>filler filler filler</p>", 36) + "\n") // 1 KiB
+		for i := 0; i < 4<<20; i++ {                                             // 4 GiB, unless the client goes
+			n, err := w.Write(line)
+			s.sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/bom", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "\xef\xbb\xbfhello from a file with a BOM\n")
+	})
+	mux.HandleFunc("/always-304", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotModified)
+	})
 	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusInternalServerError)

@@ -388,6 +388,8 @@ func (c *call) statusError(ctx context.Context, doc *document, res *Result) (*to
 		code, hint = tool.CodeNotFound, "check the URL; the page may have moved (search for it, or try the site's front page)"
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		hint = "the server is busy or limits requests: wait, then try again"
+	case http.StatusNotModified:
+		hint = "the server answered Not Modified although fetch named no cached copy of its own: there is no page to show; try again later"
 	case http.StatusUnauthorized, http.StatusForbidden:
 		hint = "the page needs a login or refuses this client; fetch cannot log in"
 	}

@@ -34,7 +34,27 @@ const (
 const (
 	NoteWholePage = "no main content was found: the whole page is shown"
 	noteRefused   = "the HTML parser refused the page (%v): its text is shown without structure"
+	noteTooMany   = "the page has more than %d elements: its text is shown without structure"
+	noteTooDeep   = "the page's elements nest too deeply (%d levels; their depths add up past %d): its text is shown without structure"
 )
+
+// MaxElements is the most elements a page may have to be parsed into a
+// tree and converted; past it (a tree of that size costs the parser and
+// the converter seconds and hundreds of MiB per MiB of page) its text is
+// read token by token.
+const MaxElements = 250_000
+
+// MaxNesting is the deepest lists, block quotes and tables are kept as
+// such inside one another; deeper ones are plain blocks (each level
+// indents or quotes all it holds again: 500 nested quotes made a page of
+// 1.3 MB into 50 MB of Markdown, in minutes).
+const MaxNesting = 8
+
+// MaxDepthWork bounds the sum of every element's depth, which the
+// conversion's cost follows (each level walks what it holds again): 100
+// stacks of 500 nested <div>s, 600 KB, took 2.6 s. Past it the text is
+// read token by token.
+const MaxDepthWork = 10_000_000
 
 // Page is the text of a page.
 type Page struct {
@@ -54,9 +74,15 @@ type Page struct {
 // than it allows) gives its text without structure. The only errors are
 // ctx's.
 func Convert(ctx context.Context, src string, base *url.URL, format string) (*Page, error) {
+	if tooManyElements(src, MaxElements) {
+		return &Page{Body: tokenText(src), Notes: []string{fmt.Sprintf(noteTooMany, MaxElements)}}, nil
+	}
 	doc, err := html.Parse(strings.NewReader(src))
 	if err != nil {
 		return &Page{Body: tokenText(src), Notes: []string{fmt.Sprintf(noteRefused, err)}}, nil
+	}
+	if work, deepest := depthWork(doc); work > MaxDepthWork {
+		return &Page{Body: tokenText(src), Notes: []string{fmt.Sprintf(noteTooDeep, deepest, MaxDepthWork)}}, nil
 	}
 	p := &Page{}
 	h1 := ""
@@ -65,6 +91,7 @@ func Convert(ctx context.Context, src string, base *url.URL, format string) (*Pa
 	}
 	focus(doc)
 	unnameHeadings(doc)
+	flattenDeep(doc, MaxNesting)
 	parser := readability.NewParser()
 	article, err := parser.ParseDocument(doc, base)
 	node := article.Node
@@ -107,6 +134,25 @@ func Convert(ctx context.Context, src string, base *url.URL, format string) (*Pa
 	return p, nil
 }
 
+// tooManyElements says whether src holds more than max start tags.
+func tooManyElements(src string, max int) bool {
+	if strings.Count(src, "<") <= max {
+		return false
+	}
+	z := html.NewTokenizer(strings.NewReader(src))
+	n := 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return false
+		case html.StartTagToken, html.SelfClosingTagToken:
+			if n++; n > max {
+				return true
+			}
+		}
+	}
+}
+
 // tokenText is the text of a page read token by token, without a tree:
 // for pages the parser refuses.
 func tokenText(src string) string {
@@ -117,7 +163,7 @@ func tokenText(src string) string {
 		switch z.Next() {
 		case html.ErrorToken:
 			return strings.TrimSpace(b.String()) + "\n"
-		case html.StartTagToken, html.EndTagToken:
+		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
 			name, _ := z.TagName()
 			switch a := atom.Lookup(name); a {
 			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg:
@@ -259,6 +305,68 @@ func focus(doc *html.Node) {
 		body.RemoveChild(body.FirstChild)
 	}
 	body.AppendChild(main)
+}
+
+// depthWork is the sum of the depths of doc's nodes, and the deepest.
+func depthWork(doc *html.Node) (work, deepest int) {
+	type item struct {
+		n     *html.Node
+		depth int
+	}
+	stack := []item{{doc, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		work += it.depth
+		deepest = max(deepest, it.depth)
+		for c := it.n.LastChild; c != nil; c = c.PrevSibling {
+			stack = append(stack, item{c, it.depth + 1})
+		}
+	}
+	return work, deepest
+}
+
+// nests are the elements that indent, quote or tabulate what they hold.
+func nests(a atom.Atom) bool {
+	switch a {
+	case atom.Ul, atom.Ol, atom.Dl, atom.Menu, atom.Blockquote, atom.Table:
+		return true
+	}
+	return false
+}
+
+// structural are the elements that belong to a list, a quote or a table.
+func structural(a atom.Atom) bool {
+	switch a {
+	case atom.Li, atom.Dd, atom.Dt, atom.Tr, atom.Td, atom.Th, atom.Thead, atom.Tbody, atom.Tfoot, atom.Caption, atom.Colgroup, atom.Col:
+		return true
+	}
+	return nests(a)
+}
+
+// flattenDeep makes every list, quote and table inside max others, and
+// the items, rows and cells in it, plain blocks (div).
+func flattenDeep(doc *html.Node, max int) {
+	type item struct {
+		n     *html.Node
+		depth int
+	}
+	stack := []item{{doc, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n, depth := it.n, it.depth
+		if n.Type == html.ElementNode {
+			if depth >= max && structural(n.DataAtom) {
+				n.DataAtom, n.Data = atom.Div, "div"
+			} else if nests(n.DataAtom) {
+				depth++
+			}
+		}
+		for c := n.LastChild; c != nil; c = c.PrevSibling {
+			stack = append(stack, item{c, depth})
+		}
+	}
 }
 
 // isAncestor says whether a is n or holds it.

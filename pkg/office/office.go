@@ -60,6 +60,10 @@ type Document struct {
 	// document (one part).
 	Unit  string
 	Parts []Part
+	// Truncated says part of the content was left out to stay within
+	// the limits; Notes say what.
+	Truncated bool
+	Notes     []string
 }
 
 // Part is one slide, one sheet, or a whole text document.
@@ -250,6 +254,10 @@ type pkg struct {
 	zr     *zip.Reader
 	files  map[string]*zip.File
 	budget int64 // bytes still allowed to inflate
+	// cellText is the text of the sheets' cells so far; cellsCut says
+	// cells were left out past MaxCellText.
+	cellText int64
+	cellsCut bool
 }
 
 func (p *pkg) has(name string) bool { _, ok := p.files[name]; return ok }

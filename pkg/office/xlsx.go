@@ -14,6 +14,12 @@ import (
 // render seventeen billion).
 const MaxSheetCells = 4_000_000
 
+// MaxCellText bounds the text of all the cells of a workbook, counted as
+// they are read: cells can all show one shared string (10,000 cells of a
+// 1 MB string are 10 GB from a file of kilobytes). Cells past it are left
+// out, and the document says it was cut.
+const MaxCellText = 32 << 20
+
 var errMissing = errors.New("missing from the archive")
 
 func (p *pkg) xlsx(doc *Document) error {
@@ -79,6 +85,10 @@ func (p *pkg) xlsx(doc *Document) error {
 			md += "\n" + table(grid)
 		}
 		doc.Parts = append(doc.Parts, Part{Title: s.name, Markdown: md})
+	}
+	if p.cellsCut {
+		doc.Truncated = true
+		doc.Notes = append(doc.Notes, fmt.Sprintf("the cells hold more than %d MiB of text (many cells may show one long shared string): the cells past it are left out", MaxCellText>>20))
 	}
 	return nil
 }
@@ -222,6 +232,11 @@ func (p *pkg) sheetCells(part string, shared []string, dates []bool, date1904 bo
 		if text == "" {
 			return nil
 		}
+		if p.cellText+int64(len(text)) > MaxCellText {
+			p.cellsCut = true
+			return nil
+		}
+		p.cellText += int64(len(text))
 		cur.text = text
 		cells = append(cells, cur)
 		maxRow, maxCol = max(maxRow, cur.row), max(maxCol, cur.col)

@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -14,6 +15,9 @@ import (
 // the line or where a TJ array leaves a gap of a quarter em or more.
 // A *CorruptError is structural damage (a form XObject drawing itself);
 // other errors are a page whose content does not decode.
+//
+// A page whose text passes MaxPageText stops there: its text so far
+// comes with ErrTextCut.
 func (d *Doc) PageText(n int) (text string, err error) {
 	if n < 1 || n > len(d.pages) {
 		return "", fmt.Errorf("page %d out of range 1-%d", n, len(d.pages))
@@ -25,8 +29,32 @@ func (d *Doc) PageText(n int) (text string, err error) {
 		return "", nil
 	}
 	e := d.newExtractor(false)
+	defer textCutAt(func() { text, err = e.b.String(), ErrTextCut })
 	e.run(contents, pg.resources, 0)
 	return e.b.String(), nil
+}
+
+// MaxPageText bounds the text of one page: a content stream of a few
+// hundred KiB can show a string millions of times ((a) Tj repeated: 544
+// KB of PDF made 160 MB of text in 28 s).
+const MaxPageText = 4 << 20
+
+// ErrTextCut comes with a page's text cut at MaxPageText.
+var ErrTextCut = errors.New("the page's text passes the 4 MiB bound: the rest of the page is left out")
+
+// textCut is the panic that stops a content stream's interpretation
+// when the page's text reached MaxPageText.
+type textCut struct{}
+
+// textCutAt recovers from textCut with cut; any other panic goes on.
+func textCutAt(cut func()) {
+	if x := recover(); x != nil {
+		if _, ok := x.(textCut); ok {
+			cut()
+			return
+		}
+		panic(x)
+	}
 }
 
 // Span is a run of text drawn in one font, one string of a content
@@ -74,6 +102,10 @@ func (d *Doc) PageSpans(n int) (page *Page, err error) {
 		return page, nil
 	}
 	e := d.newExtractor(true)
+	defer textCutAt(func() {
+		e.endSpan()
+		page.Spans, err = e.spans, ErrTextCut
+	})
 	e.run(contents, pg.resources, 0)
 	e.endSpan()
 	page.Spans = e.spans
@@ -99,8 +131,10 @@ type extractor struct {
 	tm, tlm  matrix
 	spans    []Span
 	maxSpans int
-	glyphBuf []glyph // reused by every string shown
-	runeBuf  []rune
+	// textBytes counts the text laid out, against MaxPageText.
+	textBytes int
+	glyphBuf  []glyph // reused by every string shown
+	runeBuf   []rune
 	// pending is the text of the last span while strings drawn right
 	// after it still join it (kerned text comes a few glyphs at a time):
 	// its Text is made once, when the next span starts or the page ends.
@@ -197,6 +231,9 @@ func (e *extractor) showSpan(raw string) {
 	if len(text) == 0 {
 		return
 	}
+	if e.textBytes += len(text); e.textBytes > MaxPageText {
+		panic(textCut{})
+	}
 	sp := Span{X: x0, Y: y0, End: x1, Size: ts.size * math.Hypot(trm[2], trm[3])}
 	if m := ts.font.metrics; m != nil {
 		sp.Bold, sp.Italic = m.bold, m.italic
@@ -256,6 +293,11 @@ func (e *extractor) show(s string) {
 	if e.collect {
 		return
 	}
+	defer func() {
+		if e.b.Len() > MaxPageText {
+			panic(textCut{})
+		}
+	}()
 	if e.enc == nil {
 		e.b.WriteString(strings.ToValidUTF8(s, ""))
 		return

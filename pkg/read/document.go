@@ -54,6 +54,9 @@ func (r *reading) document(ctx context.Context, format string) (*tool.Response, 
 		r.note("pages selects slides and sheets; a %s document has neither, so it was ignored (use offset and limit)", strings.ToUpper(format))
 	}
 	md := doc.Markdown(picked)
+	for _, n := range doc.Notes {
+		r.note("%s", n)
+	}
 
 	offset, limit := max(r.params.Offset, 1), r.params.Limit
 	if limit == 0 {
@@ -73,7 +76,7 @@ func (r *reading) document(ctx context.Context, format string) (*tool.Response, 
 	if n := len(page.cutLines); n > 0 {
 		r.note("%d %s longer than %d characters %s cut (%s)", n, plural(n, "line"), MaxLineChars, plural(n, "was", "were"), lineList(page.cutLines))
 	}
-	resp := &tool.Response{Output: string(page.output), Result: r.result}
+	resp := &tool.Response{Output: string(page.output), Result: r.result, Truncated: doc.Truncated}
 	if page.end < page.total && page.end >= page.start {
 		next := page.end + 1
 		hint := fmt.Sprintf("read on with: mcode read %s --offset %d", pathArg(r.display), next)
@@ -88,7 +91,7 @@ func (r *reading) document(ctx context.Context, format string) (*tool.Response, 
 		}
 		hint = fmt.Sprintf("%s of %d; %s", span("line", page.start, page.end), page.total, hint)
 		resp.Continuation = &tool.Continuation{NextOffset: next, Hint: hint}
-		resp.Truncated = page.outputCapped || r.params.Limit == 0
+		resp.Truncated = resp.Truncated || page.outputCapped || r.params.Limit == 0
 	}
 	return resp, nil
 }

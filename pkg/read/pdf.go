@@ -67,6 +67,9 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 	for _, p := range doc.failed {
 		r.note("the text of page %d could not be extracted: %v", p.page, p.err)
 	}
+	for _, p := range doc.cut {
+		r.note("the text of page %d passes %d MiB: the rest of the page is left out", p, pdftext.MaxPageText>>20)
+	}
 
 	header := func(shown []int) string {
 		return fmt.Sprintf("%s: PDF, %d %s, %s; text of %s %s below.\n", r.display, doc.total, plural(doc.total, "page"),
@@ -110,6 +113,9 @@ func (r *reading) pdf(ctx context.Context) (*tool.Response, error) {
 			hint = fmt.Sprintf("pages %s of %d; %s", formatPages(shown), r.result.Pages.Total, hint)
 		}
 		resp.Continuation = &tool.Continuation{Hint: hint}
+		resp.Truncated = true
+	}
+	if len(doc.cut) > 0 {
 		resp.Truncated = true
 	}
 	return resp, nil
@@ -163,6 +169,8 @@ type pdfText struct {
 	rest      []pageRange // pages asked for beyond MaxPDFPages
 	encrypted bool
 	failed    []pageFailure
+	// cut are the pages whose text passed pdftext.MaxPageText.
+	cut []int
 }
 
 type pageFailure struct {
@@ -201,6 +209,9 @@ func extractPDF(ctx context.Context, f io.ReaderAt, size int64, spec string) (do
 		var ce *pdftext.CorruptError
 		if errors.As(err, &ce) {
 			return nil, fmt.Errorf("page %d: %w", p, err)
+		}
+		if errors.Is(err, pdftext.ErrTextCut) {
+			doc.cut, err = append(doc.cut, p), nil
 		}
 		if err != nil {
 			doc.failed = append(doc.failed, pageFailure{p, err})

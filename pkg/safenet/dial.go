@@ -33,12 +33,17 @@ type DeniedError struct {
 	ViaProxy bool
 	// Proxy: the refused address is the proxy's own.
 	Proxy string
+	// Cached: the target was judged for a copy kept in a cache, which
+	// is not served.
+	Cached bool
 }
 
 func (e *DeniedError) Error() string {
 	switch {
 	case e.Proxy != "":
 		return fmt.Sprintf("the proxy %s (%s) is at %s, which is %s", e.Host, e.Proxy, e.Address, e.Why)
+	case e.Cached:
+		return fmt.Sprintf("%s resolves to %s, which is %s (its cached copy is not served)", e.Host, e.Address, e.Why)
 	case e.ViaProxy:
 		return fmt.Sprintf("%s resolves to %s, which is %s (refused before the proxy would dial it)", e.Host, e.Address, e.Why)
 	case hostOf(e.Address) == e.Host:

@@ -15,7 +15,10 @@ type URLError struct {
 	Reason string
 }
 
-func (e *URLError) Error() string { return fmt.Sprintf("%q: %s", e.URL, e.Reason) }
+// Error names the URL with its user information hidden.
+func (e *URLError) Error() string {
+	return fmt.Sprintf("%q: %s", RedactText(e.URL), RedactText(e.Reason))
+}
 
 // Schemes are the URL schemes ParseURL accepts.
 var Schemes = []string{"http", "https"}

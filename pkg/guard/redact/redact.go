@@ -31,7 +31,13 @@ var Default = []string{
 	`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----`, // private key blocks
 	`(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*`,                                          // bearer tokens
 	`(?i)\b(?:password|passwd|pwd|secret|api_?key|access_?token|auth_?token|client_?secret)\b["']?\s*[:=]\s*["']?[^\s"',;]{6,}`, // key = value
+	urlUserinfo, // a URL's user:password@, or a token given as its user name
 }
+
+// urlUserinfo is a URL's user information holding a password, or a user
+// name long enough to be a token (https://TOKEN@host/); a short name
+// alone (ssh://git@host) is left. Its match keeps "://" and "@".
+const urlUserinfo = "://(?:[^\\s/?#@:\"'<>`\\\\]*:[^\\s/?#@\"'<>`\\\\]+|[A-Za-z0-9._~%+-]{16,})@"
 
 // defaultHints are, for each of Default in order, fixed parts (lower
 // case) of which every match holds at least one: a text with none of a
@@ -51,6 +57,7 @@ var defaultHints = [][]string{
 	{"private key"},
 	{"bearer"},
 	{"passw", "pwd", "secret", "key", "token"},
+	{"://"},
 }
 
 // Redactor masks the matches of its patterns, compiled on first use.
@@ -165,7 +172,12 @@ func (r *Redactor) String(s string) string {
 	if re == nil {
 		return s
 	}
-	return re.ReplaceAllLiteralString(s, Mask)
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, "://") && strings.HasSuffix(m, "@") {
+			return "://" + Mask + "@" // a URL's user information
+		}
+		return Mask
+	})
 }
 
 // Value masks every string inside a JSON-shaped value (maps, slices) and

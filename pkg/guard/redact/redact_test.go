@@ -25,6 +25,8 @@ func TestDefaultPatterns(t *testing.T) {
 		"Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345",
 		"PASSWORD=hunter2hunter2",
 		`"api_key": "0123456789abcdef"`,
+		"https://ada:Pa55w0rd@example.com/",
+		"https://tok3nQ9x7Zk2Lm4Np8Rw@example.com/",
 	} {
 		text := "before " + secret + " after"
 		got := r.String(text)
@@ -32,7 +34,10 @@ func TestDefaultPatterns(t *testing.T) {
 			t.Errorf("%q → %q", text, got)
 		}
 	}
-	for _, plain := range []string{"go test ./...", "git status --short", "password policy: see docs", "sk-short", "the AKIA prefix"} {
+	if got := r.String("clone https://ada:Pa55w0rd@example.com/x.git"); got != "clone https://"+Mask+"@example.com/x.git" {
+		t.Errorf("a URL's user information: %q", got)
+	}
+	for _, plain := range []string{"go test ./...", "git status --short", "password policy: see docs", "sk-short", "the AKIA prefix", "ssh://git@example.com/x.git", "https://example.com/a@b"} {
 		if got := r.String(plain); got != plain {
 			t.Errorf("%q masked: %q", plain, got)
 		}
