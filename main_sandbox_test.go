@@ -174,7 +174,9 @@ func escapeCases() []escapeCase {
 					}
 				}
 			},
-			args:   func(l escapeLayout) []string { return []string{"bash", fmt.Sprintf("kill -KILL %d; true", victim.Process.Pid)} },
+			args: func(l escapeLayout) []string {
+				return []string{"bash", fmt.Sprintf("kill -KILL %d; true", victim.Process.Pid)}
+			},
 			landed: func(escapeLayout, string) bool { return false }},
 		{name: "write_outside", command: `echo pwned > "$OUT/direct"`,
 			landed: func(l escapeLayout, _ string) bool { return escExists(filepath.Join(l.out, "direct")) }},
