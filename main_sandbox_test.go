@@ -148,7 +148,36 @@ type escapeCase struct {
 }
 
 func escapeCases() []escapeCase {
+	var victim *exec.Cmd // signal_outside's process, one per mode
 	return []escapeCase{
+		// A signal to a process outside the run (mcode, another task, the
+		// person's): Landlock's signal scope (ABI 6) refuses it.
+		{name: "signal_outside",
+			setup: func(t *testing.T, l escapeLayout) func() bool {
+				if sandbox.LandlockABI() < 6 {
+					t.Skip("Landlock signal scoping needs ABI 6")
+				}
+				v := exec.Command("sleep", "300")
+				if err := v.Start(); err != nil {
+					t.Fatal(err)
+				}
+				victim = v
+				done := make(chan struct{})
+				go func() { v.Wait(); close(done) }()
+				t.Cleanup(func() { v.Process.Kill(); <-done })
+				return func() bool {
+					select {
+					case <-done:
+						return true
+					case <-time.After(300 * time.Millisecond):
+						return false
+					}
+				}
+			},
+			args: func(l escapeLayout) []string {
+				return []string{"bash", fmt.Sprintf("kill -KILL %d; true", victim.Process.Pid)}
+			},
+			landed: func(escapeLayout, string) bool { return false }},
 		{name: "write_outside", command: `echo pwned > "$OUT/direct"`,
 			landed: func(l escapeLayout, _ string) bool { return escExists(filepath.Join(l.out, "direct")) }},
 		{name: "symlink_planted_inside", command: `ln -s "$OUT" link && echo pwned > link/via-link`,

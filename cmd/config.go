@@ -1,11 +1,11 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -100,6 +100,7 @@ type layerFile struct {
 	settings map[string]any // as viper reads it: keys in lower case
 	cfg      config.Config  // what the file alone sets; the rest zero
 	set      map[string]bool
+	data     []byte // the file's bytes, read once
 }
 
 // loadConfig reads the configuration of a call once, layer by layer
@@ -187,7 +188,7 @@ func loadConfig(files []configFile, getenv func(string) string, names []string) 
 		}
 		for _, lf := range layers {
 			if (!trustedOnly || lf.trusted) && (len(cfg.McpServers) > 0 || len(cfg.Tools.Custom) > 0) {
-				if err := restoreCase(lf.path, &cfg); err != nil {
+				if err := restoreCase(lf.data, &cfg); err != nil {
 					return nil, configError(lf.path, "", "not valid YAML: %v", err)
 				}
 			}
@@ -233,24 +234,28 @@ func loadConfig(files []configFile, getenv func(string) string, names []string) 
 // readLayer reads one config file alone; nil when an optional file is
 // not there.
 func readLayer(file configFile) (*layerFile, error) {
-	if _, err := os.Stat(file.path); err != nil {
+	data, err := readConfigBytes(file.path)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !file.explicit {
 			return nil, nil
+		}
+		var te *tool.Error
+		if errors.As(err, &te) {
+			return nil, err
 		}
 		return nil, configError(file.path, "", "cannot read the config file: %v", err)
 	}
 	v := viper.New()
-	v.SetConfigFile(file.path)
 	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, configError(file.path, "", "not valid YAML: %v", unwrapViper(err))
 	}
-	lf := &layerFile{configFile: file, settings: v.AllSettings()}
+	lf := &layerFile{configFile: file, settings: v.AllSettings(), data: data}
 	if err := decode(v, &lf.cfg); err != nil {
 		return nil, translateDecodeError(err, file.path, nil)
 	}
 	if len(lf.cfg.McpServers) > 0 || len(lf.cfg.Tools.Custom) > 0 {
-		if err := restoreCase(file.path, &lf.cfg); err != nil {
+		if err := restoreCase(data, &lf.cfg); err != nil {
 			return nil, configError(file.path, "", "not valid YAML: %v", err)
 		}
 	}
@@ -330,11 +335,7 @@ func sourceOfKey(key string, layers []*layerFile, env map[string]envValue) strin
 // key, and a server's PATH or API_KEY (mcpServers.NAME.env), or a command
 // tool's argument names (tools.custom[].inputSchema), must stay as
 // written.
-func restoreCase(path string, cfg *config.Config) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
+func restoreCase(data []byte, cfg *config.Config) error {
 	var raw map[string]any
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err

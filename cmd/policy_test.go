@@ -187,6 +187,23 @@ var policyCases = []policyCase{
 		personSays: "127.0.0.1,intranet.example", tightened: "intranet.example",
 	},
 	{
+		// A shell of the workspace's choosing would run whatever it likes
+		// for every command the guard let through.
+		key: "bash.shell", person: "bash: {shell: sh}",
+		loosen: "bash: {shell: /tmp/evil.sh}", tighten: "bash: {shell: sh}",
+		loosenEnv: [2]string{"MCODE_BASH_SHELL", "/tmp/evil.sh"}, tightenEnv: [2]string{"MCODE_BASH_SHELL", "sh"},
+		effect:     func(c *config.Config) string { return c.Bash.Shell },
+		personSays: "sh", tightened: "sh",
+	},
+	{
+		// A repository that chose a server's token would know it.
+		// (MCODE_SERVE_TOKEN is the caller's and wins: mcpserve.ResolveToken.)
+		key: "serve.token", person: "serve: {token: the-persons-token-0123456789}",
+		loosen: "serve: {token: the-repos-token-0123456789}", tighten: "serve: {token: the-persons-token-0123456789}",
+		effect:     func(c *config.Config) string { return c.Serve.Token },
+		personSays: "the-persons-token-0123456789", tightened: "the-persons-token-0123456789",
+	},
+	{
 		key: "agents.reviewer.disallowedTools", person: "agents: {reviewer: {disallowedTools: [bash]}}",
 		loosen: "", tighten: "agents: {reviewer: {disallowedTools: [grep]}}",
 		tightenEnv: [2]string{"MCODE_AGENTS_REVIEWER_DISALLOWEDTOOLS", "grep"},

@@ -21,6 +21,12 @@ import (
 var PolicyKeys = []string{
 	"guard", "hooks", "sandbox", "agents", "bash.envSanitize", "bash.envAllow", "bash.trashShim",
 	"fetch.allowHosts", "audit.enabled", "workspace", "mcpServers", "tools.custom", "tools.dirs",
+	// The program every command runs in: from a workspace file it would
+	// run anything for any command the guard allowed.
+	"bash.shell",
+	// The bearer token of a server: a repository must not choose it (it
+	// would then know it). MCODE_SERVE_TOKEN, the caller's, still wins.
+	"serve.token",
 }
 
 // IsPolicyKey says whether a dotted key is, or lies under, a policy key.
@@ -103,6 +109,8 @@ func ApplyPolicy(cfg *Config, trusted Config, untrusted []Layer, o PolicyOptions
 	cfg.Bash.EnvSanitize = trusted.Bash.EnvSanitize
 	cfg.Bash.EnvAllow = trusted.Bash.EnvAllow
 	cfg.Bash.TrashShim = trusted.Bash.TrashShim
+	cfg.Bash.Shell = trusted.Bash.Shell
+	cfg.Serve.Token = trusted.Serve.Token
 	cfg.Audit.Enabled = trusted.Audit.Enabled
 	cfg.Workspace = trusted.Workspace
 	cfg.Sandbox = trusted.Sandbox
@@ -209,6 +217,19 @@ func (p *policy) layer(l *Layer) {
 			b.TrashShim = true
 		} else if b.TrashShim {
 			p.ignore(l, "bash.trashShim", "only the system or user config may turn off the rm shim that makes deletions recoverable")
+		}
+	}
+	if l.sets("bash.shell") && lb.Shell != "" && lb.Shell != b.Shell {
+		p.ignore(l, "bash.shell", "only the system or user config may choose the program that runs every command")
+	}
+	// The environment's MCODE_SERVE_TOKEN is read as itself (it wins over
+	// serve.token); a file's token is ignored.
+	if l.sets("serve.token") && l.Config.Serve.Token != "" {
+		switch {
+		case l.Name == "environment":
+			p.cfg.Serve.Token = l.Config.Serve.Token
+		case l.Config.Serve.Token != p.trusted.Serve.Token:
+			p.ignore(l, "serve.token", "only the system or user config (or MCODE_SERVE_TOKEN) may set the server's token")
 		}
 	}
 	if l.sets("audit.enabled") {

@@ -227,8 +227,13 @@ func restrictLandlock(pl *Plan, abi int) (ports bool, err error) {
 			ports = true
 		}
 	}
+	if abi >= 6 {
+		// Signals stay within the run: a command may not signal mcode,
+		// its supervisor's parent, or another task's processes.
+		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL
+	}
 	size := unsafe.Sizeof(attr)
-	if attr.Handled_access_net == 0 {
+	if attr.Handled_access_net == 0 && attr.Scoped == 0 {
 		size = unsafe.Sizeof(attr.Handled_access_fs) // kernels before ABI 4 know this much
 	}
 	r, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)

@@ -173,6 +173,14 @@ func (p *Policy) protectPlan(pl *Plan) {
 		}
 	}
 	for _, pr := range p.Protected {
+		// A config.worktree that is not there could be created, and
+		// counts once extensions.worktreeConfig is on: an empty one
+		// (which changes nothing) is put there to be held.
+		if filepath.Base(pr) == "config.worktree" && inWritable(pr) && !exists(pr) && exists(filepath.Join(filepath.Dir(pr), "HEAD")) {
+			if f, err := os.OpenFile(pr, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+				f.Close()
+			}
+		}
 		if inWritable(pr) && exists(pr) {
 			pl.Protect = append(pl.Protect, pr)
 		}

@@ -399,6 +399,12 @@ func (p *Policy) gitDirs() {
 	}
 	p.add(Place{Path: gitDir, Kind: KindGit, Why: "the worktree's git folder"})
 	p.Protected = append(p.Protected, gitProtected(gitDir)...)
+	// The links that say where git finds the repository: rewritten
+	// (.git, commondir, gitdir) or swapped with their folder, they would
+	// point git, run later outside the sandbox, at a config and hooks of
+	// the command's making.
+	p.Protected = append(p.Protected, p.resolve(dotGit), filepath.Join(gitDir, "commondir"), filepath.Join(gitDir, "gitdir"))
+	p.Pinned = append(p.Pinned, gitDir)
 	common := gitDir
 	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 		rel := strings.TrimSpace(string(c))
@@ -412,6 +418,9 @@ func (p *Policy) gitDirs() {
 		p.Protected = append(p.Protected, gitProtected(common)...)
 		p.Protected = append(p.Protected, submoduleProtected(common)...)
 		p.Pinned = append(p.Pinned, common)
+		if wts := filepath.Join(common, "worktrees"); within(gitDir, wts) {
+			p.Pinned = append(p.Pinned, wts)
+		}
 	}
 }
 

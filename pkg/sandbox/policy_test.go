@@ -213,6 +213,31 @@ func TestLinkedWorktree(t *testing.T) {
 	if ok, _ := p.CanWrite(filepath.Join(main, "README")); ok {
 		t.Error("the main worktree's files are writable")
 	}
+	// What redirects git, run later outside the sandbox, to a config and
+	// hooks of the command's making: the links (the worktree's .git,
+	// commondir, gitdir) and the per-worktree configs are held; the
+	// worktree's git folder and the folder of worktrees cannot be moved
+	// aside and replaced.
+	for _, f := range []string{filepath.Join(ws, ".git"), filepath.Join(gitdir, "commondir"), filepath.Join(gitdir, "gitdir"),
+		filepath.Join(gitdir, "config.worktree"), filepath.Join(main, ".git", "config.worktree"), filepath.Join(main, ".git", "config")} {
+		if ok, _ := p.CanWrite(f); ok {
+			t.Errorf("%s is writable", f)
+		}
+	}
+	os.WriteFile(filepath.Join(gitdir, "HEAD"), []byte("ref: refs/heads/wt\n"), 0o644)
+	os.WriteFile(filepath.Join(main, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(main, ".git", "config"), []byte(""), 0o644)
+	pl := p.Plan()
+	for _, d := range []string{gitdir, filepath.Join(main, ".git", "worktrees")} {
+		if !slices.Contains(pl.Pin, d) {
+			t.Errorf("%s is not pinned: %v", d, pl.Pin)
+		}
+	}
+	for _, f := range []string{filepath.Join(gitdir, "commondir"), filepath.Join(gitdir, "config.worktree"), filepath.Join(main, ".git", "config.worktree")} {
+		if !slices.Contains(pl.Protect, f) {
+			t.Errorf("%s is not held (a missing config.worktree is made, empty, to be held): %v", f, pl.Protect)
+		}
+	}
 	// A .git file the caller wrote, naming another repository without
 	// its link back, widens nothing.
 	os.WriteFile(filepath.Join(gitdir, "gitdir"), []byte("/elsewhere/.git\n"), 0o644)

@@ -245,6 +245,11 @@ func (s *scope) stmt(st *syntax.Stmt) {
 			if hasDownload(s, r.Word) {
 				s.a.danger("download_to_shell", "a shell runs a script fetched from the network", Command{Text: s.text(st)})
 			}
+			if bash {
+				// sh < file, sh -s < <(…): the script is what the file or
+				// the command holds when it runs, never seen here.
+				s.a.unjudgeable("%s reads its script from %s, whose text is only known at run time: %s", name, s.text(r.Word), s.text(st))
+			}
 		case !bash:
 		case r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc:
 			body, static := s.hereDoc(r)
@@ -450,7 +455,7 @@ func (s *scope) follow(v argv, via []string, hops int) {
 		case fromArg:
 			nested(i, name+" -c")
 		case fromFile:
-			if !v.static[i] {
+			if !v.static[i] || isInputPath(words[i]) {
 				s.a.unjudgeable("%s runs a script whose text is only known at run time: %s", name, words[i])
 			}
 		case fromMissing:
@@ -462,7 +467,7 @@ func (s *scope) follow(v argv, via []string, hops int) {
 		}
 		return
 	case name == "source" || name == ".":
-		if len(words) > 1 && !v.static[1] {
+		if len(words) > 1 && (!v.static[1] || isInputPath(words[1])) {
 			s.a.unjudgeable("%s runs a script whose text is only known at run time: %s", name, words[1])
 		}
 		return
@@ -597,4 +602,20 @@ func (s *scope) words(ws []*syntax.Word) ([]string, []bool) {
 		}
 	}
 	return out, static
+}
+
+// isInputPath says whether a script path names a descriptor (standard
+// input, a pipe, a process substitution): /dev/stdin, /dev/fd/N,
+// /proc/self/fd/N, /proc/PID/fd/N. Its text arrives at run time.
+func isInputPath(p string) bool {
+	p = path.Clean(p)
+	if p == "/dev/stdin" || strings.HasPrefix(p, "/dev/fd/") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false
+	}
+	_, fd, ok := strings.Cut(rest, "/")
+	return ok && strings.HasPrefix(fd, "fd/")
 }

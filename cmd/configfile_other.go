@@ -1,0 +1,5 @@
+//go:build !unix
+
+package cmd
+
+const nonblockFlag = 0

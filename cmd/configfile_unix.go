@@ -1,0 +1,7 @@
+//go:build unix
+
+package cmd
+
+import "syscall"
+
+const nonblockFlag = syscall.O_NONBLOCK
