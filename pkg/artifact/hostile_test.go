@@ -302,7 +302,10 @@ func TestHostileArchivesAreRefusedWithNothingWritten(t *testing.T) {
 			if after := tree(t, root); !slices.Equal(before, after) {
 				t.Fatalf("the tree changed:\nbefore %q\nafter  %q", before, after)
 			}
-			if c.proof != nil {
+			// The proofs run peers (python3, tar) to show what the archive
+			// does to a trusting extractor: in the full loop only
+			// (scripts/test.sh); the refusal is checked in both.
+			if c.proof != nil && !testing.Short() {
 				c.proof(t, archive)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/textedit"
@@ -169,7 +170,10 @@ func TestWriteThroughSymlink(t *testing.T) {
 // than edit and write can change afterwards.
 func TestWriteRefusesContentOverItsLimit(t *testing.T) {
 	env := testEnv(t)
-	_, err := writeFile(t, env, WriteParams{FilePath: "big.txt", Content: strings.Repeat("a", textedit.MaxFileMiB<<20+1)})
+	// The content is zeros the test never writes: fresh pages from the
+	// system, so 256 MiB costs no page faults (strings.Repeat took 5 s).
+	big := make([]byte, textedit.MaxFileMiB<<20+1)
+	_, err := writeFile(t, env, WriteParams{FilePath: "big.txt", Content: unsafe.String(unsafe.SliceData(big), len(big))})
 	if te := tool.AsError(err); te == nil || te.Code != tool.CodeTooLarge {
 		t.Fatalf("err = %v, want too_large", err)
 	}

@@ -86,19 +86,24 @@ func TestBypassCorpus(t *testing.T) {
 				}
 			}
 			dir := t.TempDir()
-			sentinel, created := filepath.Join(dir, "sentinel"), filepath.Join(dir, "S")
-			if err := os.WriteFile(sentinel, []byte("x"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, bash, "-c", script)
-			cmd.Dir = dir
-			out, _ := cmd.CombinedOutput()
-			_, kept := os.Stat(sentinel)
-			_, notCreated := os.Stat(created)
-			if kept == nil && notCreated != nil {
-				t.Fatalf("%s: plain bash left the sentinel and created no S: the case proves nothing (output %q)", name, out)
+			// The proof that the case does harm under plain bash (a bash
+			// per case, ~200 of them) runs in the full loop
+			// (scripts/test.sh); the guard judges every case in both.
+			if !testing.Short() {
+				sentinel, created := filepath.Join(dir, "sentinel"), filepath.Join(dir, "S")
+				if err := os.WriteFile(sentinel, []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, bash, "-c", script)
+				cmd.Dir = dir
+				out, _ := cmd.CombinedOutput()
+				_, kept := os.Stat(sentinel)
+				_, notCreated := os.Stat(created)
+				if kept == nil && notCreated != nil {
+					t.Fatalf("%s: plain bash left the sentinel and created no S: the case proves nothing (output %q)", name, out)
+				}
 			}
 			j := g.Judge(bashCall(t, dir, script))
 			switch expect {
