@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcode-dev/mcode/pkg/fsutil"
 	"github.com/mcode-dev/mcode/pkg/tool"
 )
 
@@ -63,17 +64,11 @@ func hostileConfig(path, what, hint string) error {
 }
 
 func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
+	if m.IsDir() {
 		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
+	}
+	if kind := fsutil.SpecialKind(m); kind != "" {
+		return kind
 	}
 	return "mode " + m.String()
 }
