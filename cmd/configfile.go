@@ -81,10 +81,7 @@ func checkConfigShape(data []byte) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil // empty
-		}
-		return nil // the YAML error is said by the reader, with its line
+		return nil // empty, or a YAML error the reader says with its line
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {

@@ -56,8 +56,10 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p tool.PathUse, c *dispatc
 			}
 		}
 	}
-	if p.Delete { // a deletion
+	isRoot := false // the workspace root itself, which the tool refuses in its own words
+	if p.Delete {   // a deletion
 		root := Resolve(c.Env.Root, false)
+		isRoot = real == root
 		home := ""
 		if c.Env.UserHome != "" {
 			home = Resolve(c.Env.UserHome, false)
@@ -89,13 +91,8 @@ func (g *Guard) pathPolicy(j *Judgement, name string, p tool.PathUse, c *dispatc
 		// to a path it keeps read-only: so a write to /tmp is allowed to
 		// mcode write as to a command, and .git/hooks held for both.
 		check := pol.CanWrite
-		if p.Delete {
+		if p.Delete && !isRoot { // (rm: "it is the workspace root", or GNU rm's rule for ".")
 			check = pol.CanRemove
-		}
-		// The workspace root itself the tool refuses in its own words
-		// (rm: "it is the workspace root", or GNU rm's rule for ".").
-		if p.Delete && real == Resolve(c.Env.Root, false) {
-			check = pol.CanWrite
 		}
 		if ok, why := check(real); !ok {
 			raise(j, dispatch.Verdict(g.cfg.Paths.OutsideRoot), SourcePath, "guard.paths.outsideRoot: "+g.cfg.Paths.OutsideRoot,

@@ -540,10 +540,7 @@ func (p *Policy) CanRemove(path string) (ok bool, why string) {
 		// Removing a folder removes what it holds: .git takes its hooks
 		// and config with it, as MCODE_HOME its approvals.
 		for _, pr := range slices.Concat(p.Protected, p.Pinned) {
-			if pr == real || !within(pr, real) {
-				continue
-			}
-			if _, err := os.Lstat(pr); err == nil {
+			if pr != real && within(pr, real) && exists(pr) {
 				return false, real + " holds the protected " + pr + ", which stays in place (sandbox " + string(p.Mode) + ")"
 			}
 		}
